@@ -1,0 +1,44 @@
+#pragma once
+// Deterministic matrix generators for benchmarks and tests. Every generator produces the same
+// global matrix for any number of ranks (entries depend only on the seed and global indices),
+// distributed over a uniform contiguous 1D row map unless a row map is given.
+#include <cstdint>
+#include <string>
+#include "Trident_TpetraTypes.hpp"
+
+namespace Trident {
+namespace gen {
+
+// Graph500 R-MAT (a=0.57, b=c=0.19), 2^scale vertices, edgefactor*2^scale edges, symmetrized,
+// duplicates merged, no self loops; values 1.0.
+Teuchos::RCP<crs_matrix_type> rmat(int scale, int edgefactor, const comm_ptr& comm, std::uint64_t seed = 1);
+
+// Uniform random (Erdos-Renyi-like) n x n, about avgdeg entries per row, values in (0,1].
+Teuchos::RCP<crs_matrix_type> erdosRenyi(long long n, double avgdeg, const comm_ptr& comm, std::uint64_t seed = 1);
+
+// 5-point 2D Laplacian on an n x n grid (n^2 rows), values 4 / -1.
+Teuchos::RCP<crs_matrix_type> laplace2d(long long n, const comm_ptr& comm);
+
+// Random rectangular m x n test matrix with awkward features, for differential tests.
+struct RandomOptions {
+  double avg_per_row = 4.0;
+  double empty_row_fraction = 0.0;   // rows with no entries at all
+  double empty_col_fraction = 0.0;   // columns never used
+  double skew = 0.0;                 // > 0: a few rows get ~skew*n entries (very skewed rows)
+  bool explicit_zeros = false;       // some stored entries are exactly 0.0
+  std::uint64_t seed = 1;
+};
+Teuchos::RCP<crs_matrix_type> random(long long m, long long n, const RandomOptions& opt, const comm_ptr& comm);
+
+// Same, on a caller-given (one-to-one) row map, with the given domain and range maps. Lets tests
+// use non-contiguous maps and ranks that own no rows.
+Teuchos::RCP<crs_matrix_type> random(const Teuchos::RCP<const map_type>& rowMap,
+                                     const Teuchos::RCP<const map_type>& domainMap,
+                                     const Teuchos::RCP<const map_type>& rangeMap,
+                                     const RandomOptions& opt);
+
+// "rmat:SCALE:EDGEFACTOR", "er:N:AVGDEG", "lap2d:N", or a path to a .mtx file.
+Teuchos::RCP<crs_matrix_type> fromSpec(const std::string& spec, const comm_ptr& comm, std::uint64_t seed = 1);
+
+}  // namespace gen
+}  // namespace Trident

@@ -1,0 +1,339 @@
+// The drop-in Trident::MatrixMatrix::Multiply: validate collectively, convert 1D Tpetra rows into
+// tiles, run the selected algorithm, bring C back as Tpetra would build it.
+#include "Trident_MatrixMatrix.hpp"
+
+#include <Teuchos_StandardParameterEntryValidators.hpp>
+#include <TpetraExt_MatrixMatrix.hpp>
+#include <Tpetra_Import.hpp>
+#include <Tpetra_RowMatrixTransposer.hpp>
+#include <Tpetra_Vector.hpp>
+#include <algorithm>
+#include <numeric>
+
+#include "Trident_TpetraConversion.hpp"
+#include <trident/algorithms/Algorithms.hpp>
+#include <trident/core/Errors.hpp>
+#include <trident/grid/Topology.hpp>
+#include <trident/local/LocalSpGEMM.hpp>
+#include <trident/partition/Layout.hpp>
+#include <trident/partition/Permutation.hpp>
+#include <trident/partition/Redistribute.hpp>
+#include <trident/stats/PhaseTimer.hpp>
+
+namespace Trident {
+namespace MatrixMatrix {
+
+namespace {
+
+MultiplyStats g_last_stats;
+
+struct Options {
+  std::string algorithm = "trident";
+  int ranks_per_group = 0;
+  bool permute = false;
+  int seed = 12345;
+  std::string local_kernel = "kokkoskernels";
+  int lookahead = 2;
+  Teuchos::RCP<Teuchos::ParameterList> tpetra_params;  // everything that is not "trident: ..."
+};
+
+const std::string kPrefix = "trident: ";
+
+// Reads and validates the "trident: ..." keys; others pass through to Tpetra. Collective: a bad
+// parameter on any rank is an exception on every rank.
+Options parseOptions(const Teuchos::RCP<Teuchos::ParameterList>& params, MPI_Comm comm) {
+  Options o;
+  o.tpetra_params = Teuchos::rcp(new Teuchos::ParameterList("Tpetra"));
+  std::string error;
+  if (!params.is_null()) {
+    auto valid = getValidParameters();
+    for (auto it = params->begin(); it != params->end(); ++it) {
+      const std::string& key = params->name(it);
+      const Teuchos::ParameterEntry& e = params->entry(it);
+      if (key.compare(0, kPrefix.size(), kPrefix) != 0) {
+        o.tpetra_params->setEntry(key, e);
+        continue;
+      }
+      if (!valid->isParameter(key)) {
+        error = "unknown parameter \"" + key + "\"; valid: \"trident: algorithm\", \"trident: ranks per group\", "
+                "\"trident: permute\", \"trident: permute seed\", \"trident: local kernel\", \"trident: lookahead\"";
+        break;
+      }
+      try {
+        valid->getEntry(key).validator()->validate(e, key, "Trident");
+        if (e.getAny(false).type() != valid->getEntry(key).getAny(false).type())
+          throw std::invalid_argument("wrong type");
+      } catch (const std::exception&) {
+        error = "bad value for \"" + key + "\" (" + Teuchos::toString(e) + "); " +
+                valid->getEntry(key).docString();
+        break;
+      }
+    }
+    if (error.empty()) {
+      if (params->isParameter("trident: algorithm")) o.algorithm = params->get<std::string>("trident: algorithm");
+      if (params->isParameter("trident: ranks per group")) o.ranks_per_group = params->get<int>("trident: ranks per group");
+      if (params->isParameter("trident: permute")) o.permute = params->get<std::string>("trident: permute") == "random";
+      if (params->isParameter("trident: permute seed")) o.seed = params->get<int>("trident: permute seed");
+      if (params->isParameter("trident: local kernel")) o.local_kernel = params->get<std::string>("trident: local kernel");
+      if (params->isParameter("trident: lookahead")) o.lookahead = params->get<int>("trident: lookahead");
+    }
+  }
+  throwIfAnyRank(comm, !error.empty(), error);
+  // Every rank must agree, or the ranks would disagree about the grid and deadlock.
+  int v[4] = {o.ranks_per_group, -o.ranks_per_group, o.lookahead, -o.lookahead};
+  MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_INT, MPI_MAX, comm);
+  throwIfAnyRank(comm, v[0] != -v[1] || v[2] != -v[3],
+                 "\"trident: ranks per group\" and \"trident: lookahead\" must be the same on every rank");
+  return o;
+}
+
+template <class T>
+bool allTrue(MPI_Comm comm, T local) {
+  int v = local ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, comm);
+  return v == 1;
+}
+
+// Everything that can be wrong with the operands, checked on every rank before any tile moves.
+void validate(const crs_matrix_type& A, bool tA, const crs_matrix_type& B, bool tB, const crs_matrix_type& C,
+              MPI_Comm comm) {
+  throwIfAnyRank(comm, !A.isFillComplete(), "A is not fill-complete; call A.fillComplete() first");
+  throwIfAnyRank(comm, !B.isFillComplete(), "B is not fill-complete; call B.fillComplete() first");
+  const auto Adom = tA ? A.getRangeMap() : A.getDomainMap();
+  const auto Aran = tA ? A.getDomainMap() : A.getRangeMap();
+  const auto Bran = tB ? B.getDomainMap() : B.getRangeMap();
+  const auto Bdom = tB ? B.getRangeMap() : B.getDomainMap();
+  const auto m = Aran->getGlobalNumElements(), k = Adom->getGlobalNumElements();
+  const auto k2 = Bran->getGlobalNumElements(), n = Bdom->getGlobalNumElements();
+  requireAll(k == k2, "Trident: inner dimensions do not match: op(A) is " + std::to_string(m) + " x " +
+                          std::to_string(k) + " but op(B) is " + std::to_string(k2) + " x " + std::to_string(n));
+  const auto opArow = tA ? A.getDomainMap() : A.getRowMap();
+  requireAll(C.getRowMap()->isSameAs(*opArow),
+             "Trident: C must be constructed on op(A)'s row map (A's row map, or A's domain map when transposed)");
+  throwIfAnyRank(comm, !C.isFillComplete() && C.getNodeNumEntries() > 0,
+                 "C is neither empty nor fill-complete; pass an empty C, or a fill-complete C whose pattern "
+                 "holds the product");
+}
+
+Teuchos::RCP<const crs_matrix_type> transposeOf(const crs_matrix_type& M) {
+  Tpetra::RowMatrixTransposer<double, LO, GO, Node> transposer(Teuchos::rcpFromRef(M));
+  return transposer.createTranspose();
+}
+
+// Bytes Tpetra's own Multiply moves: the import of the remote B rows that A's columns need,
+// packed with global column, owning PID and value per entry (20 B) plus a row header (8 B), as
+// Tpetra's MMM import packs them. Split into Gi/Li by the groups of source and destination.
+void tpetraImportBytes(const crs_matrix_type& A, const crs_matrix_type& B, const Topology& topo, MultiplyStats& st) {
+  using vec_t = Tpetra::Vector<double, LO, GO, Node>;
+  auto target = A.getColMap();
+  auto source = B.getRowMap();
+  Tpetra::Import<LO, GO, Node> imp(source, target);
+  vec_t rowNnz(source), got(target);
+  {
+    auto d = rowNnz.getDataNonConst(0);
+    for (LO r = 0; r < static_cast<LO>(B.getNodeNumRows()); ++r) d[r] = static_cast<double>(B.getNumEntriesInLocalRow(r));
+  }
+  got.doImport(rowNnz, imp, Tpetra::INSERT);
+  auto g = got.getData(0);
+  auto lids = imp.getRemoteLIDs();
+  Teuchos::Array<GO> remoteGids(lids.size());
+  for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) remoteGids[t] = target->getGlobalElement(lids[t]);
+  Teuchos::Array<int> pids(lids.size());
+  Teuchos::Array<LO> srcLids(lids.size());
+  source->getRemoteIndexList(remoteGids(), pids(), srcLids());
+  std::vector<std::uint64_t> sent_to(topo.P(), 0);
+  for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) {
+    const std::uint64_t bytes = 8 + 20 * static_cast<std::uint64_t>(g[lids[t]]);
+    (topo.same_group(topo.rank(), pids[t]) ? st.li_bytes_recv : st.gi_bytes_recv) += bytes;
+    sent_to[pids[t]] += bytes;
+  }
+  // What I receive from p is what p sends me: one Alltoall turns receipts into sends.
+  std::vector<std::uint64_t> sent_by_me(topo.P(), 0);
+  MPI_Alltoall(sent_to.data(), 1, MPI_UINT64_T, sent_by_me.data(), 1, MPI_UINT64_T, topo.world());
+  for (int p = 0; p < topo.P(); ++p) (topo.same_group(topo.rank(), p) ? st.li_bytes_sent : st.gi_bytes_sent) += sent_by_me[p];
+}
+
+}  // namespace
+
+const MultiplyStats& lastStats() { return g_last_stats; }
+
+Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
+  static Teuchos::RCP<Teuchos::ParameterList> pl;
+  if (!pl.is_null()) return pl;
+  using Teuchos::rcp;
+  pl = rcp(new Teuchos::ParameterList("Trident"));
+  Teuchos::Array<std::string> algos = Teuchos::tuple<std::string>("trident", "summa", "tpetra");
+  pl->set("trident: algorithm", std::string("trident"),
+          "\"trident\" (hierarchical, default), \"summa\" (2D Sparse SUMMA baseline), \"tpetra\" (Tpetra's own Multiply)",
+          rcp(new Teuchos::StringValidator(algos)));
+  pl->set("trident: ranks per group", 0,
+          "lambda, ranks per group sharing the fast link; 0 = size of the MPI_COMM_TYPE_SHARED groups",
+          rcp(new Teuchos::EnhancedNumberValidator<int>(0, 1 << 30)));
+  pl->set("trident: permute", std::string("none"), "\"none\" or \"random\" (symmetric random relabeling)",
+          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("none", "random"))));
+  pl->set("trident: permute seed", 12345, "seed of the random relabeling",
+          rcp(new Teuchos::EnhancedNumberValidator<int>()));
+  Teuchos::Array<std::string> kernels;
+  for (auto& k : localKernelNames()) kernels.push_back(k);
+  pl->set("trident: local kernel", std::string("kokkoskernels"), "local SpGEMM backend",
+          rcp(new Teuchos::StringValidator(kernels)));
+  pl->set("trident: lookahead", 2, "rounds of tiles in flight ahead of the multiply (>= 1)",
+          rcp(new Teuchos::EnhancedNumberValidator<int>(1, 1 << 20)));
+  return pl;
+}
+
+template <>
+void Multiply<double, LO, GO, Node>(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B,
+                                    bool transposeB, crs_matrix_type& C, bool call_FillComplete_on_result,
+                                    const std::string& label, const Teuchos::RCP<Teuchos::ParameterList>& params) {
+  const double t_start = MPI_Wtime();
+  MPI_Comm world = tpetra::rawComm(A.getComm());
+  MultiplyStats stats;
+  g_last_stats = stats;
+
+  Options opt = parseOptions(params, world);
+  validate(A, transposeA, B, transposeB, C, world);
+  stats.algorithm = opt.algorithm;
+
+  if (opt.algorithm == "tpetra") {
+    Teuchos::RCP<Teuchos::ParameterList> p = opt.tpetra_params;
+    {
+      PhaseTimer t(stats.times.local_multiply, "Trident: Tpetra multiply");
+      Tpetra::MatrixMatrix::Multiply(A, transposeA, B, transposeB, C, call_FillComplete_on_result, label, p);
+    }
+    stats.times.total = MPI_Wtime() - t_start;
+    // Accounting after the timed part, so that it does not count against Tpetra.
+    Topology topo(world, opt.ranks_per_group);
+    stats.P = topo.P();
+    stats.ranks_per_group = topo.ranks_per_group();
+    auto Ap = transposeA ? transposeOf(A) : Teuchos::rcpFromRef(A);
+    auto Bp = transposeB ? transposeOf(B) : Teuchos::rcpFromRef(B);
+    tpetraImportBytes(*Ap, *Bp, topo, stats);
+    stats.nnz_c_local = C.getNodeNumEntries();
+    g_last_stats = stats;
+    return;
+  }
+
+  Teuchos::TimeMonitor total_timer(*phaseTimer("Trident: total"));
+  Topology topo(world, opt.ranks_per_group);
+  const bool summa = opt.algorithm == "summa";
+  stats.P = topo.P();
+  stats.ranks_per_group = topo.ranks_per_group();
+
+  Teuchos::RCP<const crs_matrix_type> Ap, Bp;
+  Layout L;
+  OwnedTiles tiles;
+  Permutation prow, pinner, pcol;
+  std::unique_ptr<tpetra::MapPositions> rowPos, colPos;
+  Teuchos::RCP<const map_type> domainB, rangeA;
+  {
+    PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
+    Ap = transposeA ? transposeOf(A) : Teuchos::rcpFromRef(A);
+    Bp = transposeB ? transposeOf(B) : Teuchos::rcpFromRef(B);
+    domainB = Bp->getDomainMap();
+    rangeA = Ap->getRangeMap();
+    rowPos = std::make_unique<tpetra::MapPositions>(*Ap->getRowMap());
+    tpetra::MapPositions innerPos(*Ap->getDomainMap());
+    colPos = std::make_unique<tpetra::MapPositions>(*domainB);
+    const std::int64_t m = rowPos->global(), k = innerPos.global(), n = colPos->global();
+
+    // Global IDs -> positions. B's rows must be global IDs of op(A)'s domain map.
+    std::vector<std::int64_t> aRow(Ap->getNodeNumRows());
+    for (std::size_t r = 0; r < aRow.size(); ++r) aRow[r] = rowPos->first() + static_cast<std::int64_t>(r);
+    auto aCol = tpetra::positionsOf(*Ap->getDomainMap(), innerPos, Ap->getColMap()->getNodeElementList(),
+                                    "a column of op(A)");
+    auto bRow = tpetra::positionsOf(*Ap->getDomainMap(), innerPos, Bp->getRowMap()->getNodeElementList(),
+                                    "a row of op(B) (op(B)'s rows must match op(A)'s domain map)");
+    auto bCol = tpetra::positionsOf(*domainB, *colPos, Bp->getColMap()->getNodeElementList(),
+                                    "a column of op(B)");
+    if (opt.permute) {
+      const auto seed = static_cast<std::uint64_t>(opt.seed);
+      prow = Permutation(m, seed);
+      pinner = Permutation(k, seed);
+      pcol = Permutation(n, seed);
+    }
+    Triplets TA = tpetra::toTriplets(*Ap, aRow, aCol, prow, pinner, true);
+    Triplets TB = tpetra::toTriplets(*Bp, bRow, bCol, pinner, pcol, false);
+
+    std::vector<std::int64_t> aw(aRow.size()), bw(bRow.size()), ap(aRow.size()), bp(bRow.size());
+    for (std::size_t r = 0; r < aRow.size(); ++r) {
+      ap[r] = prow(aRow[r]);
+      aw[r] = static_cast<std::int64_t>(Ap->getNumEntriesInLocalRow(static_cast<LO>(r)));
+    }
+    for (std::size_t r = 0; r < bRow.size(); ++r) {
+      bp[r] = pinner(bRow[r]);
+      bw[r] = static_cast<std::int64_t>(Bp->getNumEntriesInLocalRow(static_cast<LO>(r)));
+    }
+    const TileGrid grid = TileGrid::forUnits(summa ? topo.P() : topo.groups());
+    L = makeLayout(grid, summa ? 1 : topo.ranks_per_group(), m, k, n, ap, aw, bp, bw, world);
+    RankOf rank_of = summa ? RankOf([](int unit, int) { return unit; })
+                           : RankOf([&topo](int unit, int kk) { return topo.world_rank_of(unit, kk); });
+    tiles = distributeTiles(L, TA, TB, rank_of, summa ? topo.rank() : topo.group(), summa ? 0 : topo.k(), world,
+                            &stats.redistribute_bytes);
+  }
+  stats.grid_rows = L.grid.rows;
+  stats.grid_cols = L.grid.cols;
+  stats.rounds = L.grid.rounds;
+
+  AlgorithmOptions aopt;
+  aopt.local_kernel = opt.local_kernel;
+  aopt.lookahead = opt.lookahead;
+  Csr Cblk = summa ? summaMultiply(L, tiles, topo, aopt, stats) : tridentMultiply(L, tiles, topo, aopt, stats);
+  tiles = OwnedTiles();
+
+  {
+    PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");
+    const int unit = summa ? topo.rank() : topo.group();
+    const int i = L.grid.unit_row(unit), j = L.grid.unit_col(unit);
+    const std::int64_t r0 = L.a_slice(i, summa ? 0 : topo.k()), c0 = L.col_bounds[j];
+    Triplets out;
+    out.reserve(Cblk.nnz());
+    std::vector<int> dest;
+    dest.reserve(Cblk.nnz());
+    for (std::int64_t r = 0; r < Cblk.nrows; ++r) {
+      const std::int64_t row = prow.inverse(r0 + r);
+      const int owner = rowPos->owner(row);
+      for (std::int64_t q = Cblk.rowptr[r]; q < Cblk.rowptr[r + 1]; ++q) {
+        out.push(row, pcol.inverse(c0 + Cblk.col[q]), Cblk.val[q]);
+        dest.push_back(owner);
+      }
+    }
+    Cblk = Csr();
+    Triplets mine = exchangeTriplets(out, dest, world, &stats.redistribute_bytes);
+    out = Triplets();
+
+    // Sort by (row, column position) and translate column positions to global IDs.
+    std::vector<std::size_t> order(mine.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return mine.row[a] != mine.row[b] ? mine.row[a] < mine.row[b] : mine.col[a] < mine.col[b];
+    });
+    std::vector<std::int64_t> uniq(mine.col);
+    std::sort(uniq.begin(), uniq.end());
+    uniq.erase(std::unique(uniq.begin(), uniq.end()), uniq.end());
+    std::vector<GO> gids = tpetra::gidsAt(domainB, *colPos, uniq);
+
+    tpetra::LocalRows rows;
+    const LO nrows = static_cast<LO>(C.getRowMap()->getNodeNumElements());
+    rows.rowptr.assign(nrows + 1, 0);
+    rows.col.resize(mine.size());
+    rows.val.resize(mine.size());
+    std::vector<int> owner(mine.size());
+    for (std::size_t t = 0; t < order.size(); ++t) {
+      const std::size_t e = order[t];
+      const LO lr = static_cast<LO>(mine.row[e] - rowPos->first());
+      ++rows.rowptr[lr + 1];
+      const std::size_t u = std::lower_bound(uniq.begin(), uniq.end(), mine.col[e]) - uniq.begin();
+      rows.col[t] = gids[u];
+      rows.val[t] = mine.val[e];
+      owner[t] = colPos->owner(mine.col[e]);
+    }
+    for (LO r = 0; r < nrows; ++r) rows.rowptr[r + 1] += rows.rowptr[r];
+    tpetra::assembleResult(C, rows, owner, domainB, rangeA, call_FillComplete_on_result, opt.tpetra_params);
+  }
+  stats.times.total = MPI_Wtime() - t_start;
+  g_last_stats = stats;
+}
+
+}  // namespace MatrixMatrix
+}  // namespace Trident

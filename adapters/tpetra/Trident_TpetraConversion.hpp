@@ -1,0 +1,64 @@
+#pragma once
+// Conversions between Tpetra's 1D row distribution (global IDs, any maps) and Trident's position
+// space (0-based indices of C = A*B's dimensions, in map order), and the assembly of C.
+#include <mpi.h>
+#include <cstdint>
+#include <vector>
+
+#include "Trident_TpetraTypes.hpp"
+#include <trident/partition/Permutation.hpp>
+#include <trident/partition/Redistribute.hpp>
+
+namespace Trident {
+namespace tpetra {
+
+MPI_Comm rawComm(const comm_ptr& comm);
+
+// Element LID l of `map` on rank p has position offset[p] + l. Collective (one Allgather).
+class MapPositions {
+ public:
+  explicit MapPositions(const map_type& map);
+  std::int64_t global() const { return offset_.back(); }
+  std::int64_t first() const { return offset_[rank_]; }
+  int owner(std::int64_t pos) const;
+  std::int64_t begin(int rank) const { return offset_[rank]; }
+
+ private:
+  std::vector<std::int64_t> offset_;
+  int rank_ = 0;
+};
+
+// Collective. Positions in `map` of arbitrary global IDs; every rank throws InvalidInput naming
+// `what` if some ID is not in `map`.
+std::vector<std::int64_t> positionsOf(const map_type& map, const MapPositions& pos,
+                                      const Teuchos::ArrayView<const GO>& gids, const std::string& what);
+
+// Collective. Global IDs of the given positions of `map` (any positions, any rank).
+std::vector<GO> gidsAt(const Teuchos::RCP<const map_type>& map, const MapPositions& pos,
+                       const std::vector<std::int64_t>& positions);
+
+// The entries of a fill-complete matrix as position triplets. row_pos(lid) = row position of
+// local row lid, col_pos[lid] = position of local column lid; both then relabeled.
+// skip_zeros drops explicitly stored zeros: Tpetra's Multiply skips A's zero entries (they add
+// nothing to C's structure), and so must a drop-in, for op(A); B's stored zeros do count.
+Triplets toTriplets(const crs_matrix_type& A, const std::vector<std::int64_t>& row_pos,
+                    const std::vector<std::int64_t>& col_pos, const Permutation& row_perm,
+                    const Permutation& col_perm, bool skip_zeros);
+
+// Local rows of the result, on the owner of each row: sorted by row then column GID.
+struct LocalRows {
+  std::vector<std::size_t> rowptr;
+  std::vector<GO> col;
+  std::vector<double> val;
+};
+
+// Fills C (constructed on op(A)'s row map) with the rows: a fresh C gets Tpetra's column-map
+// convention and expertStaticFillComplete; a fill-complete C is reused (its pattern must hold
+// the product); with fill_complete=false entries are inserted and C is left open.
+// Collective; pattern mismatches throw InvalidInput on every rank.
+void assembleResult(crs_matrix_type& C, const LocalRows& rows, const std::vector<int>& col_owner,
+                    const Teuchos::RCP<const map_type>& domainMap, const Teuchos::RCP<const map_type>& rangeMap,
+                    bool fill_complete, const Teuchos::RCP<Teuchos::ParameterList>& fill_params);
+
+}  // namespace tpetra
+}  // namespace Trident

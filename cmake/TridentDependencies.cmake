@@ -1,0 +1,40 @@
+# Debian's Trilinos 13.2 ships TriBITS-style configs: plain variables and non-namespaced imported
+# targets. Wrap them into interface targets so the rest of the build (and downstream users through
+# TridentConfig.cmake) link one name. Trilinos headers are SYSTEM to silence their deprecations.
+find_package(MPI REQUIRED COMPONENTS C CXX)
+find_package(Tpetra REQUIRED)
+find_package(KokkosKernels REQUIRED)
+find_package(Teuchos REQUIRED)
+
+if(NOT TARGET Trident::trilinos_deps)
+  add_library(trident_trilinos_deps INTERFACE)
+  add_library(Trident::trilinos_deps ALIAS trident_trilinos_deps)
+  target_include_directories(trident_trilinos_deps SYSTEM INTERFACE
+      ${Tpetra_INCLUDE_DIRS} ${Tpetra_TPL_INCLUDE_DIRS})
+  target_link_libraries(trident_trilinos_deps INTERFACE
+      ${Tpetra_LIBRARIES} ${Tpetra_TPL_LIBRARIES} MPI::MPI_CXX MPI::MPI_C)
+endif()
+
+if(TRIDENT_ENABLE_MUELU)
+  find_package(MueLu QUIET)
+  find_package(Belos QUIET)
+  if(MueLu_FOUND AND Belos_FOUND)
+    if(NOT TARGET Trident::muelu_deps)
+      add_library(trident_muelu_deps INTERFACE)
+      add_library(Trident::muelu_deps ALIAS trident_muelu_deps)
+      target_include_directories(trident_muelu_deps SYSTEM INTERFACE
+          ${MueLu_INCLUDE_DIRS} ${MueLu_TPL_INCLUDE_DIRS} ${Belos_INCLUDE_DIRS})
+      target_link_libraries(trident_muelu_deps INTERFACE
+          ${MueLu_LIBRARIES} ${MueLu_TPL_LIBRARIES} ${Belos_LIBRARIES} trident_trilinos_deps)
+    endif()
+  else()
+    message(STATUS "Trident: MueLu/Belos not found, the MueLu adapter is not built")
+    set(TRIDENT_ENABLE_MUELU OFF)
+  endif()
+endif()
+
+if(TRIDENT_ENABLE_CUDA)
+  enable_language(CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  find_library(TRIDENT_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64 REQUIRED)
+endif()

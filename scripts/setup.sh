@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what Trident needs from Debian's packages (idempotent: apt-get runs only when something
+# is missing), then configures and builds into build/ (or $TRIDENT_BUILD_DIR) with ccache and -j2.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${TRIDENT_BUILD_DIR:-$here/build}
+
+# find_package(Tpetra/MueLu) include()s configs of packages their -dev packages do not depend on
+# (see ../shared/notes/trilinos-13.2-on-debian.md), so the whole set is listed.
+pkgs=(cmake g++ make ccache openmpi-bin libopenmpi-dev mcl gnuplot-nox iproute2)
+for p in tpetra kokkos kokkos-kernels teuchos muelu xpetra belos ifpack2 amesos2 galeri zoltan2 \
+         thyra rtop epetra epetraext shylu stratimikos triutils isorropia anasazi sacado shards \
+         amesos ifpack teko intrepid2 aztecoo ml zoltan trilinosss; do
+  pkgs+=("libtrilinos-$p-dev")
+done
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=${TRIDENT_BUILD_TYPE:-Release} \
+      -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_INSTALL_PREFIX="$build/install" >/dev/null
+cmake --build "$build" -j 2

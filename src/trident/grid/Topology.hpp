@@ -1,0 +1,50 @@
+#pragma once
+// The machine as Trident sees it: P ranks in G groups of lambda ranks ("ranks_per_group") that
+// share a fast link Li (NVLink, shared memory); groups talk over the slow link Gi.
+//
+// Each rank is (group, k), k = its index inside the group. Two communicators follow from that:
+//   li_comm   - the lambda ranks of my group (where the Allgatherv runs)
+//   gi_comm   - the G ranks with my k, one per group, ordered by group (where tiles are fetched)
+#include <mpi.h>
+#include <memory>
+#include <vector>
+
+namespace Trident {
+
+class Topology {
+ public:
+  // ranks_per_group <= 0: lambda = size of the MPI_COMM_TYPE_SHARED groups (the node), which
+  // must all be equal. Otherwise groups are consecutive blocks of ranks_per_group world ranks.
+  // Collective over world; throws InvalidInput on every rank if lambda does not divide P or
+  // the shared-memory groups are unequal.
+  Topology(MPI_Comm world, int ranks_per_group);
+  ~Topology();
+  Topology(const Topology&) = delete;
+  Topology& operator=(const Topology&) = delete;
+
+  MPI_Comm world() const { return world_; }
+  MPI_Comm li_comm() const { return li_comm_; }
+  MPI_Comm gi_comm() const { return gi_comm_; }
+  int P() const { return P_; }
+  int rank() const { return rank_; }
+  int ranks_per_group() const { return lambda_; }
+  int groups() const { return P_ / lambda_; }
+  int group() const { return group_; }
+  int k() const { return k_; }
+  int group_of(int world_rank) const { return group_of_[world_rank]; }
+  int world_rank_of(int group, int k) const { return world_of_[group * lambda_ + k]; }
+  bool same_group(int world_a, int world_b) const { return group_of_[world_a] == group_of_[world_b]; }
+
+ private:
+  MPI_Comm world_ = MPI_COMM_NULL;
+  MPI_Comm li_comm_ = MPI_COMM_NULL;
+  MPI_Comm gi_comm_ = MPI_COMM_NULL;
+  int P_ = 1, rank_ = 0, lambda_ = 1, group_ = 0, k_ = 0;
+  std::vector<int> group_of_;  // world rank -> group
+  std::vector<int> world_of_;  // group * lambda + k -> world rank
+};
+
+// Near-square factorization rows x cols = n with rows <= cols (rows = largest divisor <= sqrt n).
+void nearSquare(int n, int& rows, int& cols);
+
+}  // namespace Trident

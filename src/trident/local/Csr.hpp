@@ -1,0 +1,40 @@
+#pragma once
+// The local sparse block every algorithm moves and multiplies: plain CSR with 64-bit row
+// offsets (as Tpetra/KokkosKernels use size_t), 32-bit block-local column indices and doubles.
+//
+// Wire format of a block (over Gi and Li): rowptr[1..nrows] as int64, then col as int32, then
+// val as double, in three messages: wireBytes(nrows, nnz) = 8*nrows + 12*nnz. The receiver
+// knows nrows from the layout and nnz from the metadata exchanged before the loop.
+#include <cstdint>
+#include <vector>
+
+namespace Trident {
+
+struct Csr {
+  std::int64_t nrows = 0, ncols = 0;
+  std::vector<std::int64_t> rowptr{0};
+  std::vector<int> col;
+  std::vector<double> val;
+
+  Csr() = default;
+  Csr(std::int64_t rows, std::int64_t cols) : nrows(rows), ncols(cols), rowptr(rows + 1, 0) {}
+  std::int64_t nnz() const { return rowptr.empty() ? 0 : rowptr.back(); }
+  // Resize for receiving a block of known shape and size (rowptr[0] = 0 is kept).
+  void allocate(std::int64_t rows, std::int64_t cols, std::int64_t nnz);
+  // Number of bytes this block occupies on the wire.
+  static std::uint64_t wireBytes(std::int64_t rows, std::int64_t nnz) {
+    return 8u * static_cast<std::uint64_t>(rows) + 12u * static_cast<std::uint64_t>(nnz);
+  }
+  std::uint64_t wireBytes() const { return wireBytes(nrows, nnz()); }
+  // Sorts the column indices (and values) within every row.
+  void sortRows();
+};
+
+// Builds a CSR block from (local row, local col, value) triplets; rows are sorted by column.
+Csr csrFromTriplets(std::int64_t nrows, std::int64_t ncols, const std::vector<std::int64_t>& rows,
+                    const std::vector<int>& cols, const std::vector<double>& vals);
+
+// Stacks blocks with equal column counts vertically (slice 0 on top).
+Csr stackRows(const std::vector<const Csr*>& parts);
+
+}  // namespace Trident

@@ -1,0 +1,37 @@
+#pragma once
+// Local (single-rank) sparse kernels behind one interface, Ginkgo style: a plain reference
+// implementation that every fast backend is tested against, and the fast backends
+// (KokkosKernels on the host; cuSPARSE when built with TRIDENT_ENABLE_CUDA).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "trident/local/Csr.hpp"
+
+namespace Trident {
+
+class LocalSpGEMM {
+ public:
+  virtual ~LocalSpGEMM() = default;
+  virtual std::string name() const = 0;
+  // C = A * B (A.ncols == B.nrows). The structure is the full symbolic product: entries that
+  // cancel to 0.0 are kept, exactly as Tpetra's kernel keeps them. Rows need not be sorted.
+  virtual Csr multiply(const Csr& A, const Csr& B) = 0;
+};
+
+// "reference" | "kokkoskernels" (| "cusparse" when built with CUDA). Throws on unknown names.
+std::unique_ptr<LocalSpGEMM> makeLocalSpGEMM(const std::string& name);
+std::vector<std::string> localKernelNames();
+
+// Plain Gustavson with a dense accumulator; rows sorted. The serial reference.
+Csr referenceMultiply(const Csr& A, const Csr& B);
+
+// Multiply-adds of A*B: sum over A's entries (r,c) of nnz(B row c).
+std::uint64_t multiplyFlops(const Csr& A, const Csr& B);
+
+// Sum of equally shaped blocks, structure = union of their structures (no entry dropped, even if
+// it sums to zero); rows sorted. One pass over all parts: C is built once, not once per round.
+Csr sumBlocks(const std::vector<Csr>& parts, std::int64_t nrows, std::int64_t ncols);
+
+}  // namespace Trident

@@ -1,0 +1,115 @@
+#include "trident/partition/Redistribute.hpp"
+
+#include <numeric>
+
+namespace Trident {
+
+namespace {
+
+template <class T>
+void alltoallv(const std::vector<T>& send, const std::vector<int>& scount, const std::vector<int>& sdispl,
+               std::vector<T>& recv, const std::vector<int>& rcount, const std::vector<int>& rdispl,
+               MPI_Datatype type, MPI_Comm comm) {
+  MPI_Alltoallv(send.data(), scount.data(), sdispl.data(), type, recv.data(), rcount.data(), rdispl.data(),
+                type, comm);
+}
+
+}  // namespace
+
+Triplets exchangeTriplets(const Triplets& in, const std::vector<int>& dest, MPI_Comm comm,
+                          std::uint64_t* bytes_sent) {
+  int P = 1, me = 0;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &me);
+  std::vector<int> scount(P, 0), rcount(P, 0);
+  for (int d : dest) ++scount[d];
+  MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, comm);
+  std::vector<int> sdispl(P, 0), rdispl(P, 0);
+  std::exclusive_scan(scount.begin(), scount.end(), sdispl.begin(), 0);
+  std::exclusive_scan(rcount.begin(), rcount.end(), rdispl.begin(), 0);
+  const std::size_t nsend = in.size();
+  const std::size_t nrecv = static_cast<std::size_t>(rdispl[P - 1]) + rcount[P - 1];
+
+  Triplets packed;
+  packed.row.resize(nsend);
+  packed.col.resize(nsend);
+  packed.val.resize(nsend);
+  std::vector<int> next = sdispl;
+  for (std::size_t t = 0; t < nsend; ++t) {
+    const int at = next[dest[t]]++;
+    packed.row[at] = in.row[t];
+    packed.col[at] = in.col[t];
+    packed.val[at] = in.val[t];
+  }
+  Triplets out;
+  out.row.resize(nrecv);
+  out.col.resize(nrecv);
+  out.val.resize(nrecv);
+  alltoallv(packed.row, scount, sdispl, out.row, rcount, rdispl, MPI_INT64_T, comm);
+  alltoallv(packed.col, scount, sdispl, out.col, rcount, rdispl, MPI_INT64_T, comm);
+  alltoallv(packed.val, scount, sdispl, out.val, rcount, rdispl, MPI_DOUBLE, comm);
+  if (bytes_sent) {
+    const std::uint64_t remote = nsend - static_cast<std::uint64_t>(scount[me]);
+    *bytes_sent += remote * (2 * sizeof(std::int64_t) + sizeof(double));
+  }
+  return out;
+}
+
+OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B, const RankOf& rank_of,
+                           int my_unit, int my_k, MPI_Comm comm, std::uint64_t* bytes_sent) {
+  const TileGrid& g = L.grid;
+  std::vector<int> dest(A.size());
+  for (std::size_t t = 0; t < A.size(); ++t) {
+    const int i = L.row_block(A.row[t]);
+    const int s = L.inner_block(A.col[t]);
+    dest[t] = rank_of(g.a_owner(i, s), L.a_slice_of(i, A.row[t]));
+  }
+  Triplets myA = exchangeTriplets(A, dest, comm, bytes_sent);
+  dest.resize(B.size());
+  for (std::size_t t = 0; t < B.size(); ++t) {
+    const int s = L.inner_block(B.row[t]);
+    const int j = L.col_block(B.col[t]);
+    dest[t] = rank_of(g.b_owner(s, j), L.b_slice_of(s, B.row[t]));
+  }
+  Triplets myB = exchangeTriplets(B, dest, comm, bytes_sent);
+
+  const int ui = g.unit_row(my_unit), uj = g.unit_col(my_unit);
+  OwnedTiles tiles;
+  tiles.a.resize(g.rounds);
+  tiles.b.resize(g.rounds);
+  tiles.owns_a.assign(g.rounds, false);
+  tiles.owns_b.assign(g.rounds, false);
+
+  // Bucket received entries by stage, then build each slice as a CSR with block-local indices.
+  auto build = [&](const Triplets& T, bool isA, std::vector<Csr>& out, std::vector<bool>& owns) {
+    std::vector<std::vector<std::size_t>> by_stage(g.rounds);
+    for (std::size_t t = 0; t < T.size(); ++t)
+      by_stage[isA ? L.inner_block(T.col[t]) : L.inner_block(T.row[t])].push_back(t);
+    for (int s = 0; s < g.rounds; ++s) {
+      const bool owned = isA ? (g.a_owner(ui, s) == my_unit) : (g.b_owner(s, uj) == my_unit);
+      if (!owned) continue;
+      owns[s] = true;
+      const std::int64_t r0 = isA ? L.a_slice(ui, my_k) : L.b_slice(s, my_k);
+      const std::int64_t r1 = isA ? L.a_slice(ui, my_k + 1) : L.b_slice(s, my_k + 1);
+      const std::int64_t c0 = isA ? L.inner_bounds[s] : L.col_bounds[uj];
+      const std::int64_t ncols = isA ? L.inner_width(s) : L.col_width(uj);
+      std::vector<std::int64_t> rows;
+      std::vector<int> cols;
+      std::vector<double> vals;
+      rows.reserve(by_stage[s].size());
+      cols.reserve(by_stage[s].size());
+      vals.reserve(by_stage[s].size());
+      for (std::size_t t : by_stage[s]) {
+        rows.push_back(T.row[t] - r0);
+        cols.push_back(static_cast<int>(T.col[t] - c0));
+        vals.push_back(T.val[t]);
+      }
+      out[s] = csrFromTriplets(r1 - r0, ncols, rows, cols, vals);
+    }
+  };
+  build(myA, true, tiles.a, tiles.owns_a);
+  build(myB, false, tiles.b, tiles.owns_b);
+  return tiles;
+}
+
+}  // namespace Trident

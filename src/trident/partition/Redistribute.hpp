@@ -1,0 +1,44 @@
+#pragma once
+// Moving entries between distributions: from any distribution (e.g. Tpetra's 1D rows) into the
+// tiles and slices of a Layout, and back. Every move is one MPI_Alltoallv of (row, col, value)
+// triplets in position space; it happens before and after the multiply loop, never inside it.
+#include <mpi.h>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "trident/local/Csr.hpp"
+#include "trident/partition/Layout.hpp"
+
+namespace Trident {
+
+struct Triplets {
+  std::vector<std::int64_t> row, col;
+  std::vector<double> val;
+  std::size_t size() const { return row.size(); }
+  void reserve(std::size_t n) { row.reserve(n); col.reserve(n); val.reserve(n); }
+  void push(std::int64_t r, std::int64_t c, double v) { row.push_back(r); col.push_back(c); val.push_back(v); }
+};
+
+// Sends entry t to rank dest[t]. Returns what this rank received (grouped by source rank, in
+// send order). *bytes_sent gets the bytes this rank sent to other ranks.
+Triplets exchangeTriplets(const Triplets& in, const std::vector<int>& dest, MPI_Comm comm,
+                          std::uint64_t* bytes_sent = nullptr);
+
+// The tiles one rank owns: its slice of A(i,s) for the stages s its unit owns, and of B(s,j).
+struct OwnedTiles {
+  std::vector<Csr> a;           // indexed by stage s; empty Csr where not owned
+  std::vector<bool> owns_a;
+  std::vector<Csr> b;
+  std::vector<bool> owns_b;
+};
+
+// Where (unit, slice) lives: the world rank that holds slice `k` of the tiles of `unit`.
+using RankOf = std::function<int(int unit, int k)>;
+
+// Collective over comm. Entries of A (m x k, positions) and of B (k x n) go to the rank that owns
+// their tile slice. my_unit/my_k say which tiles this rank owns.
+OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B, const RankOf& rank_of,
+                           int my_unit, int my_k, MPI_Comm comm, std::uint64_t* bytes_sent);
+
+}  // namespace Trident

@@ -1,0 +1,62 @@
+#include "trident/stats/MultiplyStats.hpp"
+
+#include <map>
+#include <vector>
+
+#include "trident/stats/PhaseTimer.hpp"
+
+namespace Trident {
+
+Teuchos::RCP<Teuchos::Time> phaseTimer(const std::string& name) {
+  static std::map<std::string, Teuchos::RCP<Teuchos::Time>> timers;
+  auto it = timers.find(name);
+  if (it == timers.end()) it = timers.emplace(name, Teuchos::TimeMonitor::getNewCounter(name)).first;
+  return it->second;
+}
+
+namespace {
+std::vector<double> times(const PhaseTimes& t) {
+  return {t.redistribute_in, t.gi_wait, t.li_allgather, t.local_multiply, t.accumulate, t.redistribute_out, t.total};
+}
+void setTimes(PhaseTimes& t, const double* v) {
+  t.redistribute_in = v[0];
+  t.gi_wait = v[1];
+  t.li_allgather = v[2];
+  t.local_multiply = v[3];
+  t.accumulate = v[4];
+  t.redistribute_out = v[5];
+  t.total = v[6];
+}
+std::vector<unsigned long long> counters(const MultiplyStats& s) {
+  return {s.gi_bytes_sent, s.gi_bytes_recv, s.li_bytes_sent, s.li_bytes_recv,
+          s.redistribute_bytes, s.local_flops, s.nnz_c_local};
+}
+void setCounters(MultiplyStats& s, const unsigned long long* v) {
+  s.gi_bytes_sent = v[0];
+  s.gi_bytes_recv = v[1];
+  s.li_bytes_sent = v[2];
+  s.li_bytes_recv = v[3];
+  s.redistribute_bytes = v[4];
+  s.local_flops = v[5];
+  s.nnz_c_local = v[6];
+}
+}  // namespace
+
+ReducedStats reduceStats(const MultiplyStats& local, MPI_Comm comm) {
+  ReducedStats r;
+  r.max = local;
+  r.total = local;
+  std::vector<double> t = times(local.times), tmax(t.size()), tsum(t.size());
+  MPI_Allreduce(t.data(), tmax.data(), static_cast<int>(t.size()), MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(t.data(), tsum.data(), static_cast<int>(t.size()), MPI_DOUBLE, MPI_SUM, comm);
+  setTimes(r.max.times, tmax.data());
+  setTimes(r.total.times, tsum.data());
+  std::vector<unsigned long long> c = counters(local), cmax(c.size()), csum(c.size());
+  MPI_Allreduce(c.data(), cmax.data(), static_cast<int>(c.size()), MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+  MPI_Allreduce(c.data(), csum.data(), static_cast<int>(c.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+  setCounters(r.max, cmax.data());
+  setCounters(r.total, csum.data());
+  return r;
+}
+
+}  // namespace Trident

@@ -1,0 +1,43 @@
+#pragma once
+// What one distributed multiply cost on this rank: bytes per link and time per phase.
+// Gi = the slow link between groups (nodes), Li = the fast link inside a group.
+#include <cstdint>
+#include <string>
+#include <mpi.h>
+
+namespace Trident {
+
+struct PhaseTimes {
+  double redistribute_in = 0;   // 1D Tpetra rows -> trident tiles (or SUMMA blocks)
+  double gi_wait = 0;           // waiting for tiles fetched over Gi (what overlap did not hide)
+  double li_allgather = 0;      // rebuilding B(s,j) inside the group
+  double local_multiply = 0;    // local SpGEMM kernels
+  double accumulate = 0;        // summing the partial products into C
+  double redistribute_out = 0;  // C tiles -> 1D Tpetra rows, fillComplete
+  double total = 0;             // wall time of the whole multiply on this rank
+};
+
+struct MultiplyStats {
+  std::string algorithm;        // "trident", "summa", "tpetra"
+  int P = 1;                    // ranks
+  int ranks_per_group = 1;      // lambda
+  int grid_rows = 1, grid_cols = 1, rounds = 1;  // coarse grid and schedule length
+  // Bytes this rank sent / received inside the multiply, by link. Collective transfers count
+  // the logical volume (what each receiver gets), as the paper's Figure 10 does.
+  std::uint64_t gi_bytes_sent = 0, gi_bytes_recv = 0;
+  std::uint64_t li_bytes_sent = 0, li_bytes_recv = 0;
+  // Bytes moved by the redistributions in and out (not part of the paper's volumes).
+  std::uint64_t redistribute_bytes = 0;
+  std::uint64_t local_flops = 0;  // multiply-adds done by this rank's local kernels
+  std::uint64_t nnz_c_local = 0;  // entries of C this rank produced before redistribution out
+  PhaseTimes times;
+};
+
+// Max and sum over all ranks of every counter (time = max over ranks).
+struct ReducedStats {
+  MultiplyStats max;
+  MultiplyStats total;
+};
+ReducedStats reduceStats(const MultiplyStats& local, MPI_Comm comm);
+
+}  // namespace Trident

@@ -1,0 +1,126 @@
+#include "trident/transport/GiFetch.hpp"
+
+#include <stdexcept>
+
+namespace Trident {
+
+namespace {
+// Three messages per slice (row offsets, columns, values); A and B of one round use disjoint tags.
+int tag(int round, bool isB, int part) { return 6 * round + (isB ? 3 : 0) + part; }
+
+void sendCsr(const Csr& m, int dest, int round, bool isB, MPI_Comm comm, std::vector<MPI_Request>& reqs) {
+  MPI_Request r[3];
+  MPI_Isend(m.rowptr.data() + 1, static_cast<int>(m.nrows), MPI_INT64_T, dest, tag(round, isB, 0), comm, &r[0]);
+  MPI_Isend(m.col.data(), static_cast<int>(m.nnz()), MPI_INT, dest, tag(round, isB, 1), comm, &r[1]);
+  MPI_Isend(m.val.data(), static_cast<int>(m.nnz()), MPI_DOUBLE, dest, tag(round, isB, 2), comm, &r[2]);
+  reqs.insert(reqs.end(), r, r + 3);
+}
+
+void recvCsr(Csr& m, int src, int round, bool isB, MPI_Comm comm, std::vector<MPI_Request>& reqs) {
+  MPI_Request r[3];
+  MPI_Irecv(m.rowptr.data() + 1, static_cast<int>(m.nrows), MPI_INT64_T, src, tag(round, isB, 0), comm, &r[0]);
+  MPI_Irecv(m.col.data(), static_cast<int>(m.col.size()), MPI_INT, src, tag(round, isB, 1), comm, &r[1]);
+  MPI_Irecv(m.val.data(), static_cast<int>(m.val.size()), MPI_DOUBLE, src, tag(round, isB, 2), comm, &r[2]);
+  reqs.insert(reqs.end(), r, r + 3);
+}
+}  // namespace
+
+GiFetch::GiFetch(const Layout& L, const OwnedTiles& tiles, const NnzTable& nnz, int my_unit, int my_k,
+                 MPI_Comm gi_comm, int lookahead)
+    : L_(L), tiles_(tiles), nnz_(nnz), unit_(my_unit), k_(my_k), i_(L.grid.unit_row(my_unit)),
+      j_(L.grid.unit_col(my_unit)), comm_(gi_comm), lookahead_(lookahead < 1 ? 1 : lookahead),
+      in_(L.grid.rounds) {
+  int* ub = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(comm_, MPI_TAG_UB, &ub, &flag);
+  if (flag && 6 * L.grid.rounds > *ub)
+    throw std::runtime_error("Trident: too many rounds for this MPI's tag range");
+}
+
+GiFetch::~GiFetch() {
+  // Only reached without finish() when an exception unwinds: cancel what is still pending.
+  for (auto& in : in_)
+    for (auto& r : in.reqs)
+      if (r != MPI_REQUEST_NULL) {
+        MPI_Cancel(&r);
+        MPI_Request_free(&r);
+      }
+  for (auto& r : sends_)
+    if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+}
+
+void GiFetch::postSends() {
+  const TileGrid& g = L_.grid;
+  for (int s = 0; s < g.rounds; ++s) {
+    if (tiles_.owns_a[s]) {
+      for (int jj = 0; jj < g.cols; ++jj) {
+        if (jj == j_) continue;
+        sendCsr(tiles_.a[s], g.unit(i_, jj), g.round_of(s, i_, jj), false, comm_, sends_);
+        bytes_sent_ += tiles_.a[s].wireBytes();
+      }
+    }
+    if (tiles_.owns_b[s]) {
+      for (int ii = 0; ii < g.rows; ++ii) {
+        if (ii == i_) continue;
+        sendCsr(tiles_.b[s], g.unit(ii, j_), g.round_of(s, ii, j_), true, comm_, sends_);
+        bytes_sent_ += tiles_.b[s].wireBytes();
+      }
+    }
+  }
+}
+
+void GiFetch::postReceive(int r) {
+  const TileGrid& g = L_.grid;
+  Incoming& in = in_[r];
+  if (in.posted) return;
+  in.posted = true;
+  const int s = g.stage(r, i_, j_);
+  const int ua = g.a_owner(i_, s), ub = g.b_owner(s, j_);
+  if (ua != unit_) {
+    in.a_remote = true;
+    in.a.allocate(L_.a_slice(i_, k_ + 1) - L_.a_slice(i_, k_), L_.inner_width(s), nnz_.a_nnz(i_, s, k_));
+    recvCsr(in.a, ua, r, false, comm_, in.reqs);
+    bytes_recv_ += in.a.wireBytes();
+  }
+  if (ub != unit_) {
+    in.b_remote = true;
+    in.b.allocate(L_.b_slice(s, k_ + 1) - L_.b_slice(s, k_), L_.col_width(j_), nnz_.b_nnz(s, j_, k_));
+    recvCsr(in.b, ub, r, true, comm_, in.reqs);
+    bytes_recv_ += in.b.wireBytes();
+  }
+}
+
+void GiFetch::postReceivesUpTo(int round_end) {
+  for (int r = 0; r < round_end && r < L_.grid.rounds; ++r) postReceive(r);
+}
+
+void GiFetch::wait(int r, const Csr** a, const Csr** b) {
+  postReceivesUpTo(r + 1);
+  Incoming& in = in_[r];
+  if (!in.reqs.empty()) MPI_Waitall(static_cast<int>(in.reqs.size()), in.reqs.data(), MPI_STATUSES_IGNORE);
+  in.reqs.clear();
+  in.done = true;
+  const int s = L_.grid.stage(r, i_, j_);
+  *a = in.a_remote ? &in.a : &tiles_.a[s];
+  *b = in.b_remote ? &in.b : &tiles_.b[s];
+  // Keep the pipeline `lookahead` rounds deep.
+  postReceivesUpTo(r + 1 + lookahead_);
+}
+
+void GiFetch::release(int r) {
+  in_[r].a = Csr();
+  in_[r].b = Csr();
+}
+
+void GiFetch::progress() {
+  if (sends_.empty()) return;
+  int flag = 0;
+  MPI_Testall(static_cast<int>(sends_.size()), sends_.data(), &flag, MPI_STATUSES_IGNORE);
+}
+
+void GiFetch::finish() {
+  if (!sends_.empty()) MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
+  sends_.clear();
+}
+
+}  // namespace Trident

@@ -1,0 +1,24 @@
+#pragma once
+// Sizes of every tile slice, known to every rank before the multiply loop, so that transfers can
+// be posted with exact sizes and no size handshake (and no probe) sits inside the loop.
+#include <mpi.h>
+#include <cstdint>
+#include <vector>
+
+#include "trident/partition/Layout.hpp"
+#include "trident/partition/Redistribute.hpp"
+
+namespace Trident {
+
+struct NnzTable {
+  int slices = 1, rounds = 1, grid_cols = 1;
+  std::vector<std::int64_t> a;  // [(i * rounds + s) * slices + t]
+  std::vector<std::int64_t> b;  // [(s * grid_cols + j) * slices + t]
+  std::int64_t a_nnz(int i, int s, int t) const { return a[(static_cast<size_t>(i) * rounds + s) * slices + t]; }
+  std::int64_t b_nnz(int s, int j, int t) const { return b[(static_cast<size_t>(s) * grid_cols + j) * slices + t]; }
+};
+
+// Collective over comm (one Allreduce).
+NnzTable gatherNnzTable(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, MPI_Comm comm);
+
+}  // namespace Trident
