@@ -177,7 +177,8 @@ void assembleResult(crs_matrix_type& C, const LocalRows& rows, const std::vector
     return;
   }
 
-  if (!fill_complete || C.hasColMap()) {
+  if (C.hasColMap()) {
+    // The caller chose C's column map (and its allocation): insert by global index.
     for (LO r = 0; r < nrows; ++r) {
       const std::size_t b = rows.rowptr[r], n = rows.rowptr[r + 1] - b;
       if (n == 0) continue;
@@ -188,7 +189,8 @@ void assembleResult(crs_matrix_type& C, const LocalRows& rows, const std::vector
     return;
   }
 
-  // Fresh C: build the column map and local arrays directly, as Tpetra's own Multiply does.
+  // Fresh C: build the column map and local arrays directly, as Tpetra's own Multiply does. With
+  // fill_complete=false C is left locally indexed and open; the caller's fillComplete finishes it.
   auto colMap = makeColumnMap(rows, col_owner, *domainMap, me);
   Teuchos::ArrayRCP<std::size_t> ptr(nrows + 1);
   Teuchos::ArrayRCP<LO> ind(rows.col.size());
@@ -210,6 +212,7 @@ void assembleResult(crs_matrix_type& C, const LocalRows& rows, const std::vector
   }
   C.replaceColMap(colMap);
   C.setAllValues(ptr, ind, val);
+  if (!fill_complete) return;
   Teuchos::RCP<const import_type> importer;
   if (!domainMap->isSameAs(*colMap)) importer = Teuchos::rcp(new import_type(domainMap, colMap));
   C.expertStaticFillComplete(domainMap, rangeMap, importer, Teuchos::null, fill_params);

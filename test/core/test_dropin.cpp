@@ -1,0 +1,185 @@
+// Drop-in semantics of Trident::MatrixMatrix::Multiply beyond the product itself: C left open when
+// asked, pattern reuse, parameter pass-through, stats and timers, a usable result; and every bad
+// input failing with a clear exception on every rank (never a hang: ctest's timeout guards it).
+#include <Teuchos_TimeMonitor.hpp>
+#include <TpetraExt_MatrixMatrix.hpp>
+#include <Tpetra_Core.hpp>
+#include <Tpetra_Vector.hpp>
+
+#include "Trident_Generators.hpp"
+#include "Trident_MatrixMatrix.hpp"
+#include "common/TestUtils.hpp"
+#include <trident/core/Errors.hpp>
+
+using namespace TridentTest;
+using Trident::map_type;
+
+namespace {
+
+Tally tally;
+
+Teuchos::RCP<Teuchos::ParameterList> tridentParams(int lambda) {
+  auto p = Teuchos::rcp(new Teuchos::ParameterList);
+  p->set("trident: ranks per group", lambda);
+  return p;
+}
+
+// Runs f; the check passes when every rank threw Trident::InvalidInput whose text contains `needle`.
+template <class F>
+void expectThrow(const std::string& what, const std::string& needle, F f) {
+  bool ok = false;
+  std::string msg = "did not throw";
+  try {
+    f();
+  } catch (const Trident::InvalidInput& e) {
+    msg = e.what();
+    ok = msg.find(needle) != std::string::npos;
+  } catch (const std::exception& e) {
+    msg = std::string("wrong exception type: ") + e.what();
+  }
+  tally.check(ok, "bad input: " + what, msg);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Tpetra::ScopeGuard guard(&argc, &argv);
+  auto comm = Tpetra::getDefaultComm();
+  const int P = comm->getSize();
+  const int lambda = P % 2 == 0 ? 2 : 1;
+  Trident::gen::RandomOptions o;
+  o.avg_per_row = 4;
+  o.seed = 3;
+  auto A = Trident::gen::random(120, 100, o, comm);
+  o.seed = 4;
+  auto B = Trident::gen::random(100, 80, o, comm);
+  auto Ct = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+  Tpetra::MatrixMatrix::Multiply(*A, false, *B, false, *Ct);
+  const Entries expected = gather(*Ct);
+  std::string why;
+
+  // 1. call_FillComplete_on_result = false: C comes back open; filling it gives the product.
+  {
+    auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+    Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, false, "open", tridentParams(lambda));
+    tally.check(!C->isFillComplete(), "call_FillComplete_on_result=false leaves C open");
+    C->fillComplete(B->getDomainMap(), A->getRangeMap());
+    tally.check(sameMatrix(expected, gather(*C), why), "open C, filled by the caller, == Tpetra", why);
+  }
+  // 2. A fill-complete C is reused: same pattern, new values.
+  {
+    auto C = Teuchos::rcp(new crs_matrix_type(*Ct, Teuchos::Copy));
+    auto A2 = Teuchos::rcp(new crs_matrix_type(*A, Teuchos::Copy));
+    A2->resumeFill();
+    A2->scale(2.0);
+    A2->fillComplete(A->getDomainMap(), A->getRangeMap());
+    auto Ct2 = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+    Tpetra::MatrixMatrix::Multiply(*A2, false, *B, false, *Ct2);
+    Trident::MatrixMatrix::Multiply(*A2, false, *B, false, *C, true, "reuse", tridentParams(lambda));
+    tally.check(C->isFillComplete() && sameMatrix(gather(*Ct2), gather(*C), why), "fill-complete C reused", why);
+  }
+  // 3. Tpetra's own parameters pass through; the result is usable by apply().
+  {
+    auto p = tridentParams(lambda);
+    p->set("compute global constants", true);
+    p->set("trident: permute", std::string("random"));
+    auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+    Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "apply", p);
+    using vec_t = Tpetra::Vector<double, LO, GO, Trident::Node>;
+    vec_t x(B->getDomainMap()), bx(B->getRangeMap()), abx(A->getRangeMap()), cx(A->getRangeMap());
+    x.randomize();
+    B->apply(x, bx);
+    A->apply(bx, abx);
+    C->apply(x, cx);
+    cx.update(-1.0, abx, 1.0);
+    tally.check(cx.normInf() <= 1e-12 * std::max(1.0, abx.normInf()), "C.apply(x) == A.apply(B.apply(x))");
+    long long n = static_cast<long long>(expected.row.size());
+    MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    tally.check(C->getGlobalNumEntries() == static_cast<Tpetra::global_size_t>(n), "global constants computed");
+    const auto& s = Trident::MatrixMatrix::lastStats();
+    tally.check(s.algorithm == "trident" && s.ranks_per_group == lambda && s.times.total > 0 && s.rounds >= 1,
+                "lastStats describes the run");
+    auto timer = Teuchos::TimeMonitor::lookupCounter("Trident: local multiply");
+    tally.check(!timer.is_null() && timer->numCalls() > 0, "Teuchos timer \"Trident: local multiply\" recorded");
+  }
+  // 4. The valid parameter list documents every key.
+  {
+    auto v = Trident::MatrixMatrix::getValidParameters();
+    tally.check(v->isParameter("trident: algorithm") && v->isParameter("trident: ranks per group") &&
+                    v->isParameter("trident: permute"),
+                "getValidParameters lists the trident keys");
+  }
+
+  // Bad input: every rank throws, with a message that names the problem.
+  auto freshC = [&]() { return Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0)); };
+  expectThrow("A not fill-complete", "A is not fill-complete", [&] {
+    auto open = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+    auto C = freshC();
+    Trident::MatrixMatrix::Multiply(*open, false, *B, false, *C);
+  });
+  expectThrow("B not fill-complete", "B is not fill-complete", [&] {
+    auto open = Teuchos::rcp(new crs_matrix_type(B->getRowMap(), 0));
+    auto C = freshC();
+    Trident::MatrixMatrix::Multiply(*A, false, *open, false, *C);
+  });
+  expectThrow("inner dimensions", "inner dimensions do not match", [&] {
+    auto C = freshC();
+    Trident::MatrixMatrix::Multiply(*A, false, *A, false, *C);  // 120x100 * 120x100
+  });
+  expectThrow("C on the wrong row map", "row map", [&] {
+    auto C = Teuchos::rcp(new crs_matrix_type(B->getRowMap(), 0));
+    Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C);
+  });
+  expectThrow("C neither empty nor fill-complete", "neither empty nor fill-complete", [&] {
+    auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 1));
+    const GO g = A->getRowMap()->getNodeNumElements() > 0 ? A->getRowMap()->getGlobalElement(0) : -1;
+    if (g >= 0) C->insertGlobalValues(g, Teuchos::tuple<GO>(0), Teuchos::tuple<double>(1.0));
+    Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C);
+  });
+  expectThrow("fill-complete C whose pattern lacks the product", "pattern lacks", [&] {
+    auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 1));
+    for (auto g : A->getRowMap()->getNodeElementList())
+      if (g < 80) C->insertGlobalValues(g, Teuchos::tuple<GO>(g), Teuchos::tuple<double>(0.0));
+    C->fillComplete(B->getDomainMap(), A->getRangeMap());
+    Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "", tridentParams(lambda));
+  });
+  expectThrow("ranks per group does not divide P", "does not divide", [&] {
+    auto C = freshC();
+    Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "", tridentParams(P + 1));
+  });
+  expectThrow("unknown trident parameter", "unknown parameter", [&] {
+    auto p = tridentParams(lambda);
+    p->set("trident: ranks per node", 2);
+    auto C = freshC();
+    Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "", p);
+  });
+  expectThrow("bad permute value", "trident: permute", [&] {
+    auto p = tridentParams(lambda);
+    p->set("trident: permute", std::string("sideways"));
+    auto C = freshC();
+    Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "", p);
+  });
+  expectThrow("wrong parameter type", "trident: ranks per group", [&] {
+    auto p = Teuchos::rcp(new Teuchos::ParameterList);
+    p->set("trident: ranks per group", std::string("two"));
+    auto C = freshC();
+    Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "", p);
+  });
+  expectThrow("unknown algorithm", "trident: algorithm", [&] {
+    auto p = tridentParams(lambda);
+    p->set("trident: algorithm", std::string("cannon3d"));
+    auto C = freshC();
+    Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "", p);
+  });
+  expectThrow("ranks disagree on lambda", "same on every rank", [&] {
+    auto C = freshC();
+    Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "", tridentParams(rank() == 0 ? 1 : P));
+  });
+  // After all those errors the library still works (no state left behind).
+  {
+    auto C = freshC();
+    Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "", tridentParams(lambda));
+    tally.check(sameMatrix(expected, gather(*C), why), "multiply after errors == Tpetra", why);
+  }
+  return tally.finish();
+}

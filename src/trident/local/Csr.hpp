@@ -25,7 +25,8 @@ struct Csr {
   static std::uint64_t wireBytes(std::int64_t rows, std::int64_t nnz) {
     return 8u * static_cast<std::uint64_t>(rows) + 12u * static_cast<std::uint64_t>(nnz);
   }
-  std::uint64_t wireBytes() const { return wireBytes(nrows, nnz()); }
+  // From the allocated size, so it is right for a block whose data is still in flight.
+  std::uint64_t wireBytes() const { return wireBytes(nrows, static_cast<std::int64_t>(col.size())); }
   // Sorts the column indices (and values) within every row.
   void sortRows();
 };
