@@ -34,7 +34,7 @@ if(TRIDENT_ENABLE_MUELU)
 endif()
 
 if(TRIDENT_ENABLE_CUDA)
-  enable_language(CUDA)
-  find_package(CUDAToolkit REQUIRED)
-  find_library(TRIDENT_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64 REQUIRED)
+  # Reserved: the GPU backend (a cuSPARSE LocalSpGEMM and an NCCL Li transport behind the
+  # interfaces in src/trident/local and src/trident/transport) is not part of this release.
+  message(FATAL_ERROR "TRIDENT_ENABLE_CUDA: the GPU backend is not implemented yet; configure with -DTRIDENT_ENABLE_CUDA=OFF")
 endif()

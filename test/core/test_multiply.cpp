@@ -157,8 +157,13 @@ int main(int argc, char** argv) {
   tally.verbose(false);
 
   for (const auto& m : split(matrices)) {
-    auto A = Trident::io::readMatrixMarket(matrixDir() + "/" + m, comm);
+    Trident::io::MatrixMarketInfo info;
+    auto A = Trident::io::readMatrixMarket(matrixDir() + "/" + m, comm, &info);
     runCase(m + " A*A", *A, false, *A, false, true);
+    if (info.symmetry == "general") {  // for symmetric A these equal A*A
+      runCase(m + " A^T*A", *A, true, *A, false, false);
+      runCase(m + " A*A^T", *A, false, *A, true, false);
+    }
   }
   if (random) randomCases(comm);
   return tally.finish();

@@ -16,6 +16,7 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
   const int unit = topo.group(), k = topo.k(), lambda = topo.ranks_per_group();
   const int i = g.unit_row(unit), j = g.unit_col(unit);
   auto kernel = makeLocalSpGEMM(opt.local_kernel);
+  MpiLiTransport li(topo.li_comm());
 
   NnzTable nnz;
   {
@@ -44,7 +45,7 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
         slice_rows[q] = L.b_slice(s, q + 1) - L.b_slice(s, q);
         slice_nnz[q] = nnz.b_nnz(s, j, q);
       }
-      b_full = allgatherSlices(*b, slice_rows, slice_nnz, topo.li_comm(), &stats.li_bytes_sent, &stats.li_bytes_recv);
+      b_full = li.allgather(*b, slice_rows, slice_nnz, &stats.li_bytes_sent, &stats.li_bytes_recv);
       B = &b_full;
     }
     gi.progress();

@@ -59,24 +59,12 @@ class KokkosKernelsKernel final : public LocalSpGEMM {
 
 }  // namespace
 
-std::vector<std::string> localKernelNames() {
-#ifdef TRIDENT_HAVE_CUDA
-  return {"kokkoskernels", "reference", "cusparse"};
-#else
-  return {"kokkoskernels", "reference"};
-#endif
-}
-
-#ifdef TRIDENT_HAVE_CUDA
-std::unique_ptr<LocalSpGEMM> makeCusparseKernel();
-#endif
+// A GPU backend (cuSPARSE) registers here beside these when TRIDENT_ENABLE_CUDA is implemented.
+std::vector<std::string> localKernelNames() { return {"kokkoskernels", "reference"}; }
 
 std::unique_ptr<LocalSpGEMM> makeLocalSpGEMM(const std::string& name) {
   if (name == "reference") return makeReferenceKernel();
   if (name == "kokkoskernels") return std::make_unique<KokkosKernelsKernel>();
-#ifdef TRIDENT_HAVE_CUDA
-  if (name == "cusparse") return makeCusparseKernel();
-#endif
   throw std::invalid_argument("Trident: unknown local kernel \"" + name + "\"");
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Local (single-rank) sparse kernels behind one interface, Ginkgo style: a plain reference
-// implementation that every fast backend is tested against, and the fast backends
-// (KokkosKernels on the host; cuSPARSE when built with TRIDENT_ENABLE_CUDA).
+// implementation that every fast backend is tested against, and the fast backends (KokkosKernels
+// on the host; the GPU backend reserved by TRIDENT_ENABLE_CUDA slots in here).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,7 +20,7 @@ class LocalSpGEMM {
   virtual Csr multiply(const Csr& A, const Csr& B) = 0;
 };
 
-// "reference" | "kokkoskernels" (| "cusparse" when built with CUDA). Throws on unknown names.
+// "reference" | "kokkoskernels". Throws on unknown names.
 std::unique_ptr<LocalSpGEMM> makeLocalSpGEMM(const std::string& name);
 std::vector<std::string> localKernelNames();
 

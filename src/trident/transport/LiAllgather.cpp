@@ -4,9 +4,10 @@
 
 namespace Trident {
 
-Csr allgatherSlices(const Csr& mine, const std::vector<std::int64_t>& slice_rows,
-                    const std::vector<std::int64_t>& slice_nnz, MPI_Comm li_comm, std::uint64_t* sent,
-                    std::uint64_t* received) {
+Csr MpiLiTransport::allgather(const Csr& mine, const std::vector<std::int64_t>& slice_rows,
+                              const std::vector<std::int64_t>& slice_nnz, std::uint64_t* sent,
+                              std::uint64_t* received) {
+  MPI_Comm li_comm = comm_;
   const int lambda = static_cast<int>(slice_rows.size());
   int me = 0;
   MPI_Comm_rank(li_comm, &me);

@@ -9,10 +9,27 @@
 
 namespace Trident {
 
-// Collective over li_comm. slice_rows[t], slice_nnz[t]: shape of slice t (known to all).
-// *sent / *received get the logical bytes this rank sent to / received from the others.
-Csr allgatherSlices(const Csr& mine, const std::vector<std::int64_t>& slice_rows,
-                    const std::vector<std::int64_t>& slice_nnz, MPI_Comm li_comm, std::uint64_t* sent,
-                    std::uint64_t* received);
+// The intra-group transport behind a small interface: the MPI one below runs over shared memory
+// (or whatever MPI uses inside a node); a GPU build slots an NCCL one in beside it.
+class LiTransport {
+ public:
+  virtual ~LiTransport() = default;
+  // Collective over the group. slice_rows[t], slice_nnz[t]: shape of slice t (known to all).
+  // *sent / *received get the logical bytes this rank sent to / received from the others.
+  virtual Csr allgather(const Csr& mine, const std::vector<std::int64_t>& slice_rows,
+                        const std::vector<std::int64_t>& slice_nnz, std::uint64_t* sent,
+                        std::uint64_t* received) = 0;
+};
+
+// Three MPI_Allgatherv over li_comm.
+class MpiLiTransport final : public LiTransport {
+ public:
+  explicit MpiLiTransport(MPI_Comm li_comm) : comm_(li_comm) {}
+  Csr allgather(const Csr& mine, const std::vector<std::int64_t>& slice_rows,
+                const std::vector<std::int64_t>& slice_nnz, std::uint64_t* sent, std::uint64_t* received) override;
+
+ private:
+  MPI_Comm comm_;
+};
 
 }  // namespace Trident
