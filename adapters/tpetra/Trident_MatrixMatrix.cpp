@@ -286,50 +286,11 @@ void Multiply<double, LO, GO, Node>(const crs_matrix_type& A, bool transposeA, c
     const int unit = summa ? topo.rank() : topo.group();
     const int i = L.grid.unit_row(unit), j = L.grid.unit_col(unit);
     const std::int64_t r0 = L.a_slice(i, summa ? 0 : topo.k()), c0 = L.col_bounds[j];
-    Triplets out;
-    out.reserve(Cblk.nnz());
-    std::vector<int> dest;
-    dest.reserve(Cblk.nnz());
-    for (std::int64_t r = 0; r < Cblk.nrows; ++r) {
-      const std::int64_t row = prow.inverse(r0 + r);
-      const int owner = rowPos->owner(row);
-      for (std::int64_t q = Cblk.rowptr[r]; q < Cblk.rowptr[r + 1]; ++q) {
-        out.push(row, pcol.inverse(c0 + Cblk.col[q]), Cblk.val[q]);
-        dest.push_back(owner);
-      }
-    }
+    tpetra::ResultRows rows = tpetra::sendRowsToOwners(Cblk, r0, c0, prow, pcol, *rowPos,
+                                                       C.getRowMap()->getNodeNumElements(), world,
+                                                       &stats.redistribute_bytes);
     Cblk = Csr();
-    Triplets mine = exchangeTriplets(out, dest, world, &stats.redistribute_bytes);
-    out = Triplets();
-
-    // Sort by (row, column position) and translate column positions to global IDs.
-    std::vector<std::size_t> order(mine.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return mine.row[a] != mine.row[b] ? mine.row[a] < mine.row[b] : mine.col[a] < mine.col[b];
-    });
-    std::vector<std::int64_t> uniq(mine.col);
-    std::sort(uniq.begin(), uniq.end());
-    uniq.erase(std::unique(uniq.begin(), uniq.end()), uniq.end());
-    std::vector<GO> gids = tpetra::gidsAt(domainB, *colPos, uniq);
-
-    tpetra::LocalRows rows;
-    const LO nrows = static_cast<LO>(C.getRowMap()->getNodeNumElements());
-    rows.rowptr.assign(nrows + 1, 0);
-    rows.col.resize(mine.size());
-    rows.val.resize(mine.size());
-    std::vector<int> owner(mine.size());
-    for (std::size_t t = 0; t < order.size(); ++t) {
-      const std::size_t e = order[t];
-      const LO lr = static_cast<LO>(mine.row[e] - rowPos->first());
-      ++rows.rowptr[lr + 1];
-      const std::size_t u = std::lower_bound(uniq.begin(), uniq.end(), mine.col[e]) - uniq.begin();
-      rows.col[t] = gids[u];
-      rows.val[t] = mine.val[e];
-      owner[t] = colPos->owner(mine.col[e]);
-    }
-    for (LO r = 0; r < nrows; ++r) rows.rowptr[r + 1] += rows.rowptr[r];
-    tpetra::assembleResult(C, rows, owner, domainB, rangeA, call_FillComplete_on_result, opt.tpetra_params);
+    tpetra::assembleResult(C, rows, *colPos, domainB, rangeA, call_FillComplete_on_result, opt.tpetra_params);
   }
   stats.times.total = MPI_Wtime() - t_start;
   g_last_stats = stats;

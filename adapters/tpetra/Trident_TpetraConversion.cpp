@@ -102,46 +102,18 @@ Triplets toTriplets(const crs_matrix_type& A, const std::vector<std::int64_t>& r
 namespace {
 using import_type = Tpetra::Import<LO, GO, Node>;
 
-// Tpetra's column-map convention (Tpetra::Details::makeColMap): the GIDs the domain map owns on
-// this rank first, in domain-map order, then the remote ones sorted by owning rank, then GID.
-Teuchos::RCP<const map_type> makeColumnMap(const LocalRows& rows, const std::vector<int>& col_owner,
-                                           const map_type& domainMap, int me) {
-  std::vector<std::pair<int, GO>> remote;
-  std::vector<std::pair<LO, GO>> local;
-  std::vector<GO> gids(rows.col);
-  std::vector<int> owner(col_owner);
-  std::vector<std::size_t> idx(gids.size());
-  std::iota(idx.begin(), idx.end(), 0);
-  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return gids[a] < gids[b]; });
-  for (std::size_t t = 0; t < idx.size(); ++t) {
-    if (t > 0 && gids[idx[t]] == gids[idx[t - 1]]) continue;
-    const GO g = gids[idx[t]];
-    if (owner[idx[t]] == me)
-      local.emplace_back(domainMap.getLocalElement(g), g);
-    else
-      remote.emplace_back(owner[idx[t]], g);
-  }
-  std::sort(local.begin(), local.end());
-  std::sort(remote.begin(), remote.end());
-  std::vector<GO> list;
-  list.reserve(local.size() + remote.size());
-  for (auto& p : local) list.push_back(p.second);
-  for (auto& p : remote) list.push_back(p.second);
-  return Teuchos::rcp(new map_type(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
-                                   Teuchos::ArrayView<const GO>(list.data(), list.size()),
-                                   domainMap.getIndexBase(), domainMap.getComm()));
-}
-}  // namespace
+// Rows with global column IDs, for the paths that go through Tpetra's global-index API.
+struct GlobalRows {
+  std::vector<std::size_t> rowptr;
+  std::vector<GO> col;
+  std::vector<double> val;
+};
 
-void assembleResult(crs_matrix_type& C, const LocalRows& rows, const std::vector<int>& col_owner,
-                    const Teuchos::RCP<const map_type>& domainMap, const Teuchos::RCP<const map_type>& rangeMap,
-                    bool fill_complete, const Teuchos::RCP<Teuchos::ParameterList>& fill_params) {
-  MPI_Comm comm = rawComm(C.getComm());
-  int me = 0;
-  MPI_Comm_rank(comm, &me);
+void insertOrReuse(crs_matrix_type& C, const GlobalRows& rows, const Teuchos::RCP<const map_type>& domainMap,
+                   const Teuchos::RCP<const map_type>& rangeMap, bool fill_complete,
+                   const Teuchos::RCP<Teuchos::ParameterList>& fill_params, MPI_Comm comm) {
   const LO nrows = static_cast<LO>(rows.rowptr.size()) - 1;
   auto rowMap = C.getRowMap();
-
   if (C.isFillComplete()) {
     // Reuse: C's pattern must hold every entry of the product; check before touching C.
     bool fits = true;
@@ -173,11 +145,7 @@ void assembleResult(crs_matrix_type& C, const LocalRows& rows, const std::vector
       C.replaceGlobalValues(rowMap->getGlobalElement(r), Teuchos::ArrayView<const GO>(rows.col.data() + b, n),
                             Teuchos::ArrayView<const double>(rows.val.data() + b, n));
     }
-    if (fill_complete) C.fillComplete(domainMap, rangeMap, fill_params);
-    return;
-  }
-
-  if (C.hasColMap()) {
+  } else {
     // The caller chose C's column map (and its allocation): insert by global index.
     for (LO r = 0; r < nrows; ++r) {
       const std::size_t b = rows.rowptr[r], n = rows.rowptr[r + 1] - b;
@@ -185,22 +153,155 @@ void assembleResult(crs_matrix_type& C, const LocalRows& rows, const std::vector
       C.insertGlobalValues(rowMap->getGlobalElement(r), Teuchos::ArrayView<const GO>(rows.col.data() + b, n),
                            Teuchos::ArrayView<const double>(rows.val.data() + b, n));
     }
-    if (fill_complete) C.fillComplete(domainMap, rangeMap, fill_params);
+  }
+  if (fill_complete) C.fillComplete(domainMap, rangeMap, fill_params);
+}
+}  // namespace
+
+ResultRows sendRowsToOwners(const Csr& block, std::int64_t row0, std::int64_t col0, const Permutation& row_perm,
+                            const Permutation& col_perm, const MapPositions& rowPos, std::size_t local_rows,
+                            MPI_Comm comm, std::uint64_t* bytes_sent) {
+  int P = 1, me = 0;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &me);
+  // Rows go to their owners in one pass: per destination, a header (row, count) per row and the
+  // entries in row order.
+  std::vector<int> owner(block.nrows);
+  std::vector<std::int64_t> rowOf(block.nrows);
+  std::vector<int> hcount(P, 0), ecount(P, 0);
+  for (std::int64_t r = 0; r < block.nrows; ++r) {
+    const std::int64_t n = block.rowptr[r + 1] - block.rowptr[r];
+    if (n == 0) {
+      owner[r] = -1;
+      continue;
+    }
+    rowOf[r] = row_perm.inverse(row0 + r);
+    owner[r] = rowPos.owner(rowOf[r]);
+    hcount[owner[r]] += 2;
+    ecount[owner[r]] += static_cast<int>(n);
+  }
+  std::vector<int> hdispl(P, 0), edispl(P, 0);
+  std::exclusive_scan(hcount.begin(), hcount.end(), hdispl.begin(), 0);
+  std::exclusive_scan(ecount.begin(), ecount.end(), edispl.begin(), 0);
+  std::vector<std::int64_t> hsend(hdispl[P - 1] + hcount[P - 1]), csend(edispl[P - 1] + ecount[P - 1]);
+  std::vector<double> vsend(csend.size());
+  {
+    std::vector<int> hnext = hdispl, enext = edispl;
+    for (std::int64_t r = 0; r < block.nrows; ++r) {
+      const int d = owner[r];
+      if (d < 0) continue;
+      hsend[hnext[d]++] = rowOf[r];
+      hsend[hnext[d]++] = block.rowptr[r + 1] - block.rowptr[r];
+      for (std::int64_t q = block.rowptr[r]; q < block.rowptr[r + 1]; ++q) {
+        csend[enext[d]] = col_perm.inverse(col0 + block.col[q]);
+        vsend[enext[d]++] = block.val[q];
+      }
+    }
+  }
+  std::vector<int> hrecv(P), erecv(P), hrdispl(P, 0), erdispl(P, 0);
+  MPI_Alltoall(hcount.data(), 1, MPI_INT, hrecv.data(), 1, MPI_INT, comm);
+  MPI_Alltoall(ecount.data(), 1, MPI_INT, erecv.data(), 1, MPI_INT, comm);
+  std::exclusive_scan(hrecv.begin(), hrecv.end(), hrdispl.begin(), 0);
+  std::exclusive_scan(erecv.begin(), erecv.end(), erdispl.begin(), 0);
+  std::vector<std::int64_t> hin(hrdispl[P - 1] + hrecv[P - 1]), cin(erdispl[P - 1] + erecv[P - 1]);
+  std::vector<double> vin(cin.size());
+  MPI_Alltoallv(hsend.data(), hcount.data(), hdispl.data(), MPI_INT64_T, hin.data(), hrecv.data(), hrdispl.data(),
+                MPI_INT64_T, comm);
+  MPI_Alltoallv(csend.data(), ecount.data(), edispl.data(), MPI_INT64_T, cin.data(), erecv.data(), erdispl.data(),
+                MPI_INT64_T, comm);
+  MPI_Alltoallv(vsend.data(), ecount.data(), edispl.data(), MPI_DOUBLE, vin.data(), erecv.data(), erdispl.data(),
+                MPI_DOUBLE, comm);
+  if (bytes_sent) {
+    const std::uint64_t remote_h = hsend.size() - hcount[me], remote_e = csend.size() - ecount[me];
+    *bytes_sent += 8 * remote_h + 16 * remote_e;
+  }
+  hsend = {};
+  csend = {};
+  vsend = {};
+
+  // Place the pieces: count per local row, then copy each piece behind the previous ones.
+  ResultRows out;
+  out.rowptr.assign(local_rows + 1, 0);
+  const std::int64_t first = rowPos.first();
+  for (std::size_t h = 0; h < hin.size(); h += 2) out.rowptr[hin[h] - first + 1] += hin[h + 1];
+  for (std::size_t r = 0; r < local_rows; ++r) out.rowptr[r + 1] += out.rowptr[r];
+  out.colpos.resize(cin.size());
+  out.val.resize(cin.size());
+  std::vector<std::size_t> next(out.rowptr.begin(), out.rowptr.end() - 1);
+  std::size_t e = 0;
+  for (std::size_t h = 0; h < hin.size(); h += 2) {
+    const std::size_t r = hin[h] - first, n = hin[h + 1];
+    std::copy(cin.begin() + e, cin.begin() + e + n, out.colpos.begin() + next[r]);
+    std::copy(vin.begin() + e, vin.begin() + e + n, out.val.begin() + next[r]);
+    next[r] += n;
+    e += n;
+  }
+  return out;
+}
+
+void assembleResult(crs_matrix_type& C, const ResultRows& rows, const MapPositions& colPos,
+                    const Teuchos::RCP<const map_type>& domainMap, const Teuchos::RCP<const map_type>& rangeMap,
+                    bool fill_complete, const Teuchos::RCP<Teuchos::ParameterList>& fill_params) {
+  MPI_Comm comm = rawComm(C.getComm());
+  const LO nrows = static_cast<LO>(rows.rowptr.size()) - 1;
+  const std::int64_t n = colPos.global(), first = colPos.first();
+  const std::int64_t nlocal = static_cast<std::int64_t>(domainMap->getNodeNumElements());
+
+  // The column positions used here, marked densely over op(B)'s columns (4 bytes per column).
+  std::vector<int> slot(static_cast<std::size_t>(n), -1);
+  for (std::int64_t p : rows.colpos) slot[p] = 0;
+  // Tpetra's column-map convention (Tpetra::Details::makeColMap): the GIDs the domain map owns on
+  // this rank first, in domain-map order, then the remote ones by owning rank, then GID.
+  std::vector<GO> colGids;
+  for (std::int64_t p = first; p < first + nlocal; ++p)
+    if (slot[p] == 0) colGids.push_back(domainMap->getGlobalElement(static_cast<LO>(p - first)));
+  std::vector<std::int64_t> remote;
+  for (std::int64_t p = 0; p < n; ++p)
+    if (slot[p] == 0 && (p < first || p >= first + nlocal)) remote.push_back(p);
+  std::vector<GO> remoteGids = gidsAt(domainMap, colPos, remote);  // collective
+  {
+    // Positions are in owner order already; within one owner, Tpetra orders by GID.
+    std::vector<std::size_t> idx(remote.size());
+    std::iota(idx.begin(), idx.end(), 0);
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+      const int oa = colPos.owner(remote[a]), ob = colPos.owner(remote[b]);
+      return oa != ob ? oa < ob : remoteGids[a] < remoteGids[b];
+    });
+    LO lid = static_cast<LO>(colGids.size());
+    for (std::int64_t p = first; p < first + nlocal; ++p)
+      if (slot[p] == 0) slot[p] = -2;  // placeholder, numbered below
+    LO l = 0;
+    for (std::int64_t p = first; p < first + nlocal; ++p)
+      if (slot[p] == -2) slot[p] = l++;
+    for (std::size_t t : idx) {
+      slot[remote[t]] = lid++;
+      colGids.push_back(remoteGids[t]);
+    }
+  }
+
+  if (C.isFillComplete() || C.hasColMap()) {
+    GlobalRows g;
+    g.rowptr = rows.rowptr;
+    g.val = rows.val;
+    g.col.resize(rows.colpos.size());
+    for (std::size_t q = 0; q < g.col.size(); ++q) g.col[q] = colGids[slot[rows.colpos[q]]];
+    insertOrReuse(C, g, domainMap, rangeMap, fill_complete, fill_params, comm);
     return;
   }
 
   // Fresh C: build the column map and local arrays directly, as Tpetra's own Multiply does. With
   // fill_complete=false C is left locally indexed and open; the caller's fillComplete finishes it.
-  auto colMap = makeColumnMap(rows, col_owner, *domainMap, me);
+  auto colMap = Teuchos::rcp(new map_type(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
+                                          Teuchos::ArrayView<const GO>(colGids.data(), colGids.size()),
+                                          domainMap->getIndexBase(), domainMap->getComm()));
   Teuchos::ArrayRCP<std::size_t> ptr(nrows + 1);
-  Teuchos::ArrayRCP<LO> ind(rows.col.size());
+  Teuchos::ArrayRCP<LO> ind(rows.colpos.size());
   Teuchos::ArrayRCP<double> val(rows.val.size());
   std::vector<std::pair<LO, double>> row;
   ptr[0] = 0;
   for (LO r = 0; r < nrows; ++r) {
     row.clear();
-    for (std::size_t q = rows.rowptr[r]; q < rows.rowptr[r + 1]; ++q)
-      row.emplace_back(colMap->getLocalElement(rows.col[q]), rows.val[q]);
+    for (std::size_t q = rows.rowptr[r]; q < rows.rowptr[r + 1]; ++q) row.emplace_back(slot[rows.colpos[q]], rows.val[q]);
     std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::size_t at = rows.rowptr[r];
     for (auto& e : row) {

@@ -31,7 +31,8 @@ Csr referenceMultiply(const Csr& A, const Csr& B);
 std::uint64_t multiplyFlops(const Csr& A, const Csr& B);
 
 // Sum of equally shaped blocks, structure = union of their structures (no entry dropped, even if
-// it sums to zero); rows sorted. One pass over all parts: C is built once, not once per round.
+// it sums to zero). One pass over all parts: C is built once, not once per round. Rows are left
+// unsorted: the assembly into Tpetra sorts by local column index anyway.
 Csr sumBlocks(const std::vector<Csr>& parts, std::int64_t nrows, std::int64_t ncols);
 
 }  // namespace Trident

@@ -46,11 +46,7 @@ std::uint64_t multiplyFlops(const Csr& A, const Csr& B) {
 }
 
 Csr sumBlocks(const std::vector<Csr>& parts, std::int64_t nrows, std::int64_t ncols) {
-  if (parts.size() == 1 && parts[0].nrows == nrows) {
-    Csr only = parts[0];
-    only.sortRows();
-    return only;
-  }
+  if (parts.size() == 1 && parts[0].nrows == nrows) return parts[0];
   Csr C(nrows, ncols);
   std::size_t guess = 0;
   for (const Csr& p : parts) guess += p.nnz();
@@ -72,7 +68,6 @@ Csr sumBlocks(const std::vector<Csr>& parts, std::int64_t nrows, std::int64_t nc
         acc[c] += p.val[q];
       }
     }
-    std::sort(cols.begin(), cols.end());
     for (int c : cols) {
       C.col.push_back(c);
       C.val.push_back(acc[c]);
