@@ -80,10 +80,16 @@ Options parseOptions(const Teuchos::RCP<Teuchos::ParameterList>& params, MPI_Com
   }
   throwIfAnyRank(comm, !error.empty(), error);
   // Every rank must agree, or the ranks would disagree about the grid and deadlock.
-  int v[4] = {o.ranks_per_group, -o.ranks_per_group, o.lookahead, -o.lookahead};
-  MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_INT, MPI_MAX, comm);
-  throwIfAnyRank(comm, v[0] != -v[1] || v[2] != -v[3],
-                 "\"trident: ranks per group\" and \"trident: lookahead\" must be the same on every rank");
+  const int algo = o.algorithm == "trident" ? 0 : o.algorithm == "summa" ? 1 : 2;
+  const int kernel = o.local_kernel == "reference" ? 1 : 0;
+  int v[] = {o.ranks_per_group, o.lookahead, algo, o.permute ? 1 : 0, o.seed, kernel};
+  constexpr int nv = sizeof(v) / sizeof(v[0]);
+  int lo[nv], hi[nv];
+  MPI_Allreduce(v, lo, nv, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(v, hi, nv, MPI_INT, MPI_MAX, comm);
+  bool same = true;
+  for (int t = 0; t < nv; ++t) same = same && lo[t] == hi[t];
+  throwIfAnyRank(comm, !same, "the \"trident: ...\" parameters must be the same on every rank");
   return o;
 }
 

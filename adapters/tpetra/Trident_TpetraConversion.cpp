@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include <trident/core/Errors.hpp>
+#include <trident/stats/PhaseTimer.hpp>
 
 namespace Trident {
 namespace tpetra {
@@ -161,6 +162,7 @@ void insertOrReuse(crs_matrix_type& C, const GlobalRows& rows, const Teuchos::RC
 ResultRows sendRowsToOwners(const Csr& block, std::int64_t row0, std::int64_t col0, const Permutation& row_perm,
                             const Permutation& col_perm, const MapPositions& rowPos, std::size_t local_rows,
                             MPI_Comm comm, std::uint64_t* bytes_sent) {
+  Teuchos::TimeMonitor tm(*phaseTimer("Trident: redistribute out: exchange"));
   int P = 1, me = 0;
   MPI_Comm_size(comm, &P);
   MPI_Comm_rank(comm, &me);
@@ -247,6 +249,7 @@ void assembleResult(crs_matrix_type& C, const ResultRows& rows, const MapPositio
   const std::int64_t n = colPos.global(), first = colPos.first();
   const std::int64_t nlocal = static_cast<std::int64_t>(domainMap->getNodeNumElements());
 
+  auto colTimer = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: redistribute out: column map")));
   // The column positions used here, marked densely over op(B)'s columns (4 bytes per column).
   std::vector<int> slot(static_cast<std::size_t>(n), -1);
   for (std::int64_t p : rows.colpos) slot[p] = 0;
@@ -279,6 +282,7 @@ void assembleResult(crs_matrix_type& C, const ResultRows& rows, const MapPositio
     }
   }
 
+  colTimer = Teuchos::null;
   if (C.isFillComplete() || C.hasColMap()) {
     GlobalRows g;
     g.rowptr = rows.rowptr;
@@ -294,6 +298,7 @@ void assembleResult(crs_matrix_type& C, const ResultRows& rows, const MapPositio
   auto colMap = Teuchos::rcp(new map_type(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
                                           Teuchos::ArrayView<const GO>(colGids.data(), colGids.size()),
                                           domainMap->getIndexBase(), domainMap->getComm()));
+  auto sortTimer = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: redistribute out: sort rows")));
   Teuchos::ArrayRCP<std::size_t> ptr(nrows + 1);
   Teuchos::ArrayRCP<LO> ind(rows.colpos.size());
   Teuchos::ArrayRCP<double> val(rows.val.size());
@@ -311,6 +316,8 @@ void assembleResult(crs_matrix_type& C, const ResultRows& rows, const MapPositio
     }
     ptr[r + 1] = rows.rowptr[r + 1];
   }
+  sortTimer = Teuchos::null;
+  Teuchos::TimeMonitor fillTimer(*phaseTimer("Trident: redistribute out: fill complete"));
   C.replaceColMap(colMap);
   C.setAllValues(ptr, ind, val);
   if (!fill_complete) return;
