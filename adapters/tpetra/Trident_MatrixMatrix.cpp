@@ -79,6 +79,8 @@ Options parseOptions(const Teuchos::RCP<Teuchos::ParameterList>& params, MPI_Com
     }
   }
   throwIfAnyRank(comm, !error.empty(), error);
+  // As Tpetra's Multiply: C's global constants are computed unless the caller says otherwise.
+  if (!o.tpetra_params->isParameter("compute global constants")) o.tpetra_params->set("compute global constants", true);
   // Every rank must agree, or the ranks would disagree about the grid and deadlock.
   const int algo = o.algorithm == "trident" ? 0 : o.algorithm == "summa" ? 1 : 2;
   const int kernel = o.local_kernel == "reference" ? 1 : 0;
@@ -141,6 +143,12 @@ void tpetraImportBytes(const crs_matrix_type& A, const crs_matrix_type& B, const
   }
   got.doImport(rowNnz, imp, Tpetra::INSERT);
   auto g = got.getData(0);
+  // Multiply-adds: every nonzero A(i,k) meets the nnz(B(k,:)) entries of row k.
+  {
+    auto local = A.getLocalMatrixHost();
+    for (std::size_t q = 0; q < local.values.extent(0); ++q)
+      if (local.values(q) != 0.0) st.local_flops += static_cast<std::uint64_t>(g[local.graph.entries(q)]);
+  }
   auto lids = imp.getRemoteLIDs();
   Teuchos::Array<GO> remoteGids(lids.size());
   for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) remoteGids[t] = target->getGlobalElement(lids[t]);

@@ -2,7 +2,7 @@
 // The coarse 2D grid of tiles and its static Cannon schedule, as an explicit value.
 //
 // "Units" are node groups for Trident and single ranks for 2D SUMMA. U units form a
-// rows x cols grid (near square; any U works, e.g. 2 = 1x2, 6 = 2x3). The inner dimension is cut
+// rows x cols grid (near square, rows >= cols; any U works, e.g. 2 = 2x1, 6 = 3x2). The inner dimension is cut
 // into `rounds` = lcm(rows, cols) blocks so every unit owns the same number of A and B tiles:
 //   A(i,s) is owned by unit (i, s mod cols),   B(s,j) by unit (s mod rows, j).
 // Static Cannon, C-stationary: unit (i,j) computes C(i,j); in round r it needs stage
@@ -16,7 +16,7 @@ namespace Trident {
 struct TileGrid {
   int rows = 1, cols = 1, rounds = 1;
 
-  static TileGrid forUnits(int units);  // near-square rows x cols, rounds = lcm(rows, cols)
+  static TileGrid forUnits(int units);  // near-square rows >= cols, rounds = lcm(rows, cols)
 
   int units() const { return rows * cols; }
   int unit(int i, int j) const { return i * cols + j; }

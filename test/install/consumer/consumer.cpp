@@ -25,7 +25,6 @@ int main(int argc, char** argv) {
   auto params = Teuchos::rcp(new Teuchos::ParameterList);
   params->set("trident: ranks per group", 1);
   Trident::MatrixMatrix::Multiply(*A, false, *A, false, *C2, true, "", params);
-  C1->resumeFill();
   const double n1 = C1->getFrobeniusNorm(), n2 = C2->getFrobeniusNorm();
   const bool ok = C1->getGlobalNumEntries() == C2->getGlobalNumEntries() && std::abs(n1 - n2) < 1e-12 * n1;
   if (comm->getRank() == 0) std::cout << (ok ? "consumer OK" : "consumer MISMATCH") << std::endl;
