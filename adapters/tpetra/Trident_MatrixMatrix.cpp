@@ -302,7 +302,7 @@ void Multiply<double, LO, GO, Node>(const crs_matrix_type& A, bool transposeA, c
     const std::int64_t r0 = L.a_slice(i, summa ? 0 : topo.k()), c0 = L.col_bounds[j];
     tpetra::ResultRows rows = tpetra::sendRowsToOwners(Cblk, r0, c0, prow, pcol, *rowPos,
                                                        C.getRowMap()->getNodeNumElements(), world,
-                                                       &stats.redistribute_bytes);
+                                                       &stats.redistribute_bytes, colPos->global());
     Cblk = Csr();
     tpetra::assembleResult(C, rows, *colPos, domainB, rangeA, call_FillComplete_on_result, opt.tpetra_params);
   }

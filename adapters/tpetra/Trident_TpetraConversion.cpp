@@ -4,6 +4,7 @@
 #include <Tpetra_Import.hpp>
 #include <Tpetra_Vector.hpp>
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include <trident/core/Errors.hpp>
@@ -159,15 +160,24 @@ void insertOrReuse(crs_matrix_type& C, const GlobalRows& rows, const Teuchos::RC
 }
 }  // namespace
 
-ResultRows sendRowsToOwners(const Csr& block, std::int64_t row0, std::int64_t col0, const Permutation& row_perm,
-                            const Permutation& col_perm, const MapPositions& rowPos, std::size_t local_rows,
-                            MPI_Comm comm, std::uint64_t* bytes_sent) {
-  Teuchos::TimeMonitor tm(*phaseTimer("Trident: redistribute out: exchange"));
+namespace {
+template <class T>
+MPI_Datatype mpiType();
+template <>
+MPI_Datatype mpiType<std::int32_t>() { return MPI_INT32_T; }
+template <>
+MPI_Datatype mpiType<std::int64_t>() { return MPI_INT64_T; }
+
+// Rows go to their owners in one pass: per destination, a header (row, count) per row and the
+// entries in row order. Col is the column type on the wire: 32-bit whenever the columns fit, so
+// an entry costs 12 bytes instead of 16.
+template <class Col>
+ResultRows shipRows(const Csr& block, std::int64_t row0, std::int64_t col0, const Permutation& row_perm,
+                    const Permutation& col_perm, const MapPositions& rowPos, std::size_t local_rows, MPI_Comm comm,
+                    std::uint64_t* bytes_sent) {
   int P = 1, me = 0;
   MPI_Comm_size(comm, &P);
   MPI_Comm_rank(comm, &me);
-  // Rows go to their owners in one pass: per destination, a header (row, count) per row and the
-  // entries in row order.
   std::vector<int> owner(block.nrows);
   std::vector<std::int64_t> rowOf(block.nrows);
   std::vector<int> hcount(P, 0), ecount(P, 0);
@@ -185,7 +195,8 @@ ResultRows sendRowsToOwners(const Csr& block, std::int64_t row0, std::int64_t co
   std::vector<int> hdispl(P, 0), edispl(P, 0);
   std::exclusive_scan(hcount.begin(), hcount.end(), hdispl.begin(), 0);
   std::exclusive_scan(ecount.begin(), ecount.end(), edispl.begin(), 0);
-  std::vector<std::int64_t> hsend(hdispl[P - 1] + hcount[P - 1]), csend(edispl[P - 1] + ecount[P - 1]);
+  std::vector<std::int64_t> hsend(hdispl[P - 1] + hcount[P - 1]);
+  std::vector<Col> csend(edispl[P - 1] + ecount[P - 1]);
   std::vector<double> vsend(csend.size());
   {
     std::vector<int> hnext = hdispl, enext = edispl;
@@ -195,7 +206,7 @@ ResultRows sendRowsToOwners(const Csr& block, std::int64_t row0, std::int64_t co
       hsend[hnext[d]++] = rowOf[r];
       hsend[hnext[d]++] = block.rowptr[r + 1] - block.rowptr[r];
       for (std::int64_t q = block.rowptr[r]; q < block.rowptr[r + 1]; ++q) {
-        csend[enext[d]] = col_perm.inverse(col0 + block.col[q]);
+        csend[enext[d]] = static_cast<Col>(col_perm.inverse(col0 + block.col[q]));
         vsend[enext[d]++] = block.val[q];
       }
     }
@@ -205,17 +216,18 @@ ResultRows sendRowsToOwners(const Csr& block, std::int64_t row0, std::int64_t co
   MPI_Alltoall(ecount.data(), 1, MPI_INT, erecv.data(), 1, MPI_INT, comm);
   std::exclusive_scan(hrecv.begin(), hrecv.end(), hrdispl.begin(), 0);
   std::exclusive_scan(erecv.begin(), erecv.end(), erdispl.begin(), 0);
-  std::vector<std::int64_t> hin(hrdispl[P - 1] + hrecv[P - 1]), cin(erdispl[P - 1] + erecv[P - 1]);
+  std::vector<std::int64_t> hin(hrdispl[P - 1] + hrecv[P - 1]);
+  std::vector<Col> cin(erdispl[P - 1] + erecv[P - 1]);
   std::vector<double> vin(cin.size());
   MPI_Alltoallv(hsend.data(), hcount.data(), hdispl.data(), MPI_INT64_T, hin.data(), hrecv.data(), hrdispl.data(),
                 MPI_INT64_T, comm);
-  MPI_Alltoallv(csend.data(), ecount.data(), edispl.data(), MPI_INT64_T, cin.data(), erecv.data(), erdispl.data(),
-                MPI_INT64_T, comm);
+  MPI_Alltoallv(csend.data(), ecount.data(), edispl.data(), mpiType<Col>(), cin.data(), erecv.data(),
+                erdispl.data(), mpiType<Col>(), comm);
   MPI_Alltoallv(vsend.data(), ecount.data(), edispl.data(), MPI_DOUBLE, vin.data(), erecv.data(), erdispl.data(),
                 MPI_DOUBLE, comm);
   if (bytes_sent) {
     const std::uint64_t remote_h = hsend.size() - hcount[me], remote_e = csend.size() - ecount[me];
-    *bytes_sent += 8 * remote_h + 16 * remote_e;
+    *bytes_sent += 8 * remote_h + (sizeof(Col) + 8) * remote_e;
   }
   hsend = {};
   csend = {};
@@ -239,6 +251,16 @@ ResultRows sendRowsToOwners(const Csr& block, std::int64_t row0, std::int64_t co
     e += n;
   }
   return out;
+}
+}  // namespace
+
+ResultRows sendRowsToOwners(const Csr& block, std::int64_t row0, std::int64_t col0, const Permutation& row_perm,
+                            const Permutation& col_perm, const MapPositions& rowPos, std::size_t local_rows,
+                            MPI_Comm comm, std::uint64_t* bytes_sent, std::int64_t ncols) {
+  Teuchos::TimeMonitor tm(*phaseTimer("Trident: redistribute out: exchange"));
+  if (ncols <= std::numeric_limits<std::int32_t>::max())
+    return shipRows<std::int32_t>(block, row0, col0, row_perm, col_perm, rowPos, local_rows, comm, bytes_sent);
+  return shipRows<std::int64_t>(block, row0, col0, row_perm, col_perm, rowPos, local_rows, comm, bytes_sent);
 }
 
 void assembleResult(crs_matrix_type& C, const ResultRows& rows, const MapPositions& colPos,
