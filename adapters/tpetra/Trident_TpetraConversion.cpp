@@ -29,6 +29,10 @@ MapPositions::MapPositions(const map_type& map) {
   MPI_Allgather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm);
   offset_.assign(P + 1, 0);
   std::partial_sum(counts.begin(), counts.end(), offset_.begin() + 1);
+  base_ = map.getMinAllGlobalIndex();
+  int linear = map.isContiguous() && (mine == 0 || map.getMinGlobalIndex() == base_ + offset_[rank_]) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &linear, 1, MPI_INT, MPI_MIN, comm);
+  linear_ = linear == 1;
 }
 
 int MapPositions::owner(std::int64_t pos) const {
@@ -38,6 +42,20 @@ int MapPositions::owner(std::int64_t pos) const {
 std::vector<std::int64_t> positionsOf(const map_type& map, const MapPositions& pos,
                                       const Teuchos::ArrayView<const GO>& gids, const std::string& what) {
   std::vector<std::int64_t> out(gids.size());
+  if (pos.linear()) {
+    bool bad = false;
+    GO missing = 0;
+    for (std::size_t t = 0; t < out.size(); ++t) {
+      out[t] = gids[t] - pos.base();
+      if (out[t] < 0 || out[t] >= pos.global()) {
+        bad = true;
+        missing = gids[t];
+      }
+    }
+    throwIfAnyRank(rawComm(map.getComm()), bad,
+                   what + ": global index " + std::to_string(missing) + " is not in the map it must match");
+    return out;
+  }
   Teuchos::Array<int> pids(gids.size());
   Teuchos::Array<LO> lids(gids.size());
   const Tpetra::LookupStatus st = map.getRemoteIndexList(gids, pids(), lids());
@@ -58,6 +76,11 @@ std::vector<std::int64_t> positionsOf(const map_type& map, const MapPositions& p
 
 std::vector<GO> gidsAt(const Teuchos::RCP<const map_type>& map, const MapPositions& pos,
                        const std::vector<std::int64_t>& positions) {
+  if (pos.linear()) {
+    std::vector<GO> out(positions.size());
+    for (std::size_t t = 0; t < out.size(); ++t) out[t] = pos.base() + positions[t];
+    return out;
+  }
   using vec_t = Tpetra::Vector<double, LO, GO, Node>;
   // A contiguous map whose GIDs are exactly the positions, distributed like `map`.
   auto posMap = Teuchos::rcp(new map_type(static_cast<Tpetra::global_size_t>(pos.global()),
@@ -285,13 +308,18 @@ void assembleResult(crs_matrix_type& C, const ResultRows& rows, const MapPositio
     if (slot[p] == 0 && (p < first || p >= first + nlocal)) remote.push_back(p);
   std::vector<GO> remoteGids = gidsAt(domainMap, colPos, remote);  // collective
   {
-    // Positions are in owner order already; within one owner, Tpetra orders by GID.
+    // Positions are in owner order already; within one owner, Tpetra orders by GID (already so
+    // for contiguous maps: then every segment is sorted and nothing moves).
     std::vector<std::size_t> idx(remote.size());
     std::iota(idx.begin(), idx.end(), 0);
-    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-      const int oa = colPos.owner(remote[a]), ob = colPos.owner(remote[b]);
-      return oa != ob ? oa < ob : remoteGids[a] < remoteGids[b];
-    });
+    for (std::size_t b = 0; b < idx.size();) {
+      const int o = colPos.owner(remote[b]);
+      std::size_t e = b + 1;
+      while (e < idx.size() && remote[e] < colPos.begin(o + 1)) ++e;
+      auto byGid = [&](std::size_t x, std::size_t y) { return remoteGids[x] < remoteGids[y]; };
+      if (!std::is_sorted(idx.begin() + b, idx.begin() + e, byGid)) std::sort(idx.begin() + b, idx.begin() + e, byGid);
+      b = e;
+    }
     LO lid = static_cast<LO>(colGids.size());
     for (std::int64_t p = first; p < first + nlocal; ++p)
       if (slot[p] == 0) slot[p] = -2;  // placeholder, numbered below

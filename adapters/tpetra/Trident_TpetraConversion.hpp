@@ -23,10 +23,16 @@ class MapPositions {
   std::int64_t first() const { return offset_[rank_]; }
   int owner(std::int64_t pos) const;
   std::int64_t begin(int rank) const { return offset_[rank]; }
+  // True when the map's GIDs are base, base+1, ... in rank order (Tpetra's contiguous maps):
+  // then GID = base + position and no lookup is needed.
+  bool linear() const { return linear_; }
+  GO base() const { return base_; }
 
  private:
   std::vector<std::int64_t> offset_;
   int rank_ = 0;
+  bool linear_ = false;
+  GO base_ = 0;
 };
 
 // Collective. Positions in `map` of arbitrary global IDs; every rank throws InvalidInput naming

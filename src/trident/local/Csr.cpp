@@ -35,7 +35,7 @@ void Csr::sortRows() {
 }
 
 Csr csrFromTriplets(std::int64_t nrows, std::int64_t ncols, const std::vector<std::int64_t>& rows,
-                    const std::vector<int>& cols, const std::vector<double>& vals) {
+                    const std::vector<int>& cols, const std::vector<double>& vals, bool sort_rows) {
   Csr m(nrows, ncols);
   const std::size_t nz = rows.size();
   for (std::size_t t = 0; t < nz; ++t) ++m.rowptr[rows[t] + 1];
@@ -48,7 +48,7 @@ Csr csrFromTriplets(std::int64_t nrows, std::int64_t ncols, const std::vector<st
     m.col[at] = cols[t];
     m.val[at] = vals[t];
   }
-  m.sortRows();
+  if (sort_rows) m.sortRows();
   return m;
 }
 

@@ -31,9 +31,10 @@ struct Csr {
   void sortRows();
 };
 
-// Builds a CSR block from (local row, local col, value) triplets; rows are sorted by column.
+// Builds a CSR block from (local row, local col, value) triplets; rows are sorted by column
+// unless sort_rows is false (the kernels do not need it; the reference output does).
 Csr csrFromTriplets(std::int64_t nrows, std::int64_t ncols, const std::vector<std::int64_t>& rows,
-                    const std::vector<int>& cols, const std::vector<double>& vals);
+                    const std::vector<int>& cols, const std::vector<double>& vals, bool sort_rows = true);
 
 // Stacks blocks with equal column counts vertically (slice 0 on top).
 Csr stackRows(const std::vector<const Csr*>& parts);

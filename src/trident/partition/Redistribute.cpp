@@ -120,7 +120,7 @@ OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B
         cols.push_back(static_cast<int>(T.col[t] - c0));
         vals.push_back(T.val[t]);
       }
-      out[s] = csrFromTriplets(r1 - r0, ncols, rows, cols, vals);
+      out[s] = csrFromTriplets(r1 - r0, ncols, rows, cols, vals, false);
     }
   };
   build(myA, true, tiles.a, tiles.owns_a);
