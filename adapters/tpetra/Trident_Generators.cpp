@@ -1,5 +1,6 @@
 // Deterministic generators: every random choice is a counter-based hash (splitmix64) of the seed,
 // a purpose tag and global indices, so the global matrix does not depend on the number of ranks.
+#include "Trident_UniformRows.hpp"
 #include "Trident_Generators.hpp"
 
 #include "Trident_MatrixMarket.hpp"
@@ -79,19 +80,7 @@ MPI_Comm rawComm(const Teuchos::Comm<int>& comm) {
   throw std::logic_error("Trident::gen: communicator is neither a Teuchos::MpiComm nor of size 1");
 }
 
-struct Uniform {
-  long long n;
-  int P;
-  long long q, r;
-  Uniform(long long n_, int P_) : n(n_), P(P_), q(n_ / P_), r(n_ % P_) {}
-  long long start(int p) const { return p * q + std::min<long long>(p, r); }
-  long long count(int p) const { return q + (p < r ? 1 : 0); }
-  int owner(long long g) const {
-    const long long big = r * (q + 1);
-    if (g < big) return static_cast<int>(g / (q + 1));
-    return static_cast<int>(r + (g - big) / q);
-  }
-};
+using Uniform = detail::UniformRows;
 
 Teuchos::RCP<const map_type> uniformMap(long long n, const comm_ptr& comm) {
   return Teuchos::rcp(new map_type(static_cast<Tpetra::global_size_t>(n), GO(0), comm));

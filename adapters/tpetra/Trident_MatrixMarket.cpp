@@ -1,5 +1,6 @@
 // Matrix Market I/O: a chunked fread + from_chars coordinate parser on rank 0, distribution of
 // the rows over a uniform contiguous row map with raw MPI, and a gathering writer.
+#include "Trident_UniformRows.hpp"
 #include "Trident_MatrixMarket.hpp"
 
 #include <mpi.h>
@@ -62,20 +63,7 @@ void agreeOrThrow(bool ok, const std::string& msg, int size, MPI_Comm comm) {
   throw std::runtime_error(m);
 }
 
-// Tpetra's uniform contiguous distribution of n indices over P ranks.
-struct Uniform {
-  long long n;
-  int P;
-  long long q, r;
-  Uniform(long long n_, int P_) : n(n_), P(P_), q(n_ / P_), r(n_ % P_) {}
-  long long start(int p) const { return p * q + std::min<long long>(p, r); }
-  long long count(int p) const { return q + (p < r ? 1 : 0); }
-  int owner(long long g) const {
-    const long long big = r * (q + 1);
-    if (g < big) return static_cast<int>(g / (q + 1));
-    return static_cast<int>(r + (g - big) / q);
-  }
-};
+using Uniform = detail::UniformRows;
 
 // ---- parsing --------------------------------------------------------------------------------
 

@@ -7,34 +7,49 @@
 
 namespace Trident {
 
+namespace {
+// Dense accumulator over the columns of one output row (Gustavson's SPA): add, then append the
+// row to C in first-seen or sorted column order and reset only the touched slots.
+class RowAccumulator {
+ public:
+  explicit RowAccumulator(std::int64_t ncols)
+      : acc_(static_cast<std::size_t>(ncols), 0.0), used_(static_cast<std::size_t>(ncols), 0) {}
+  void add(int c, double v) {
+    if (!used_[c]) {
+      used_[c] = 1;
+      cols_.push_back(c);
+    }
+    acc_[c] += v;
+  }
+  void flushRow(Csr& C, std::int64_t r, bool sorted) {
+    if (sorted) std::sort(cols_.begin(), cols_.end());
+    for (int c : cols_) {
+      C.col.push_back(c);
+      C.val.push_back(acc_[c]);
+      acc_[c] = 0.0;
+      used_[c] = 0;
+    }
+    cols_.clear();
+    C.rowptr[r + 1] = static_cast<std::int64_t>(C.col.size());
+  }
+
+ private:
+  std::vector<double> acc_;
+  std::vector<char> used_;
+  std::vector<int> cols_;
+};
+}  // namespace
+
 Csr referenceMultiply(const Csr& A, const Csr& B) {
   if (A.ncols != B.nrows) throw std::invalid_argument("referenceMultiply: A.ncols != B.nrows");
   Csr C(A.nrows, B.ncols);
-  std::vector<double> acc(static_cast<std::size_t>(B.ncols), 0.0);
-  std::vector<char> used(static_cast<std::size_t>(B.ncols), 0);
-  std::vector<int> cols;
+  RowAccumulator spa(B.ncols);
   for (std::int64_t r = 0; r < A.nrows; ++r) {
-    cols.clear();
     for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
       const int k = A.col[p];
-      const double a = A.val[p];
-      for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) {
-        const int c = B.col[q];
-        if (!used[c]) {
-          used[c] = 1;
-          cols.push_back(c);
-        }
-        acc[c] += a * B.val[q];
-      }
+      for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) spa.add(B.col[q], A.val[p] * B.val[q]);
     }
-    std::sort(cols.begin(), cols.end());
-    for (int c : cols) {
-      C.col.push_back(c);
-      C.val.push_back(acc[c]);
-      acc[c] = 0.0;
-      used[c] = 0;
-    }
-    C.rowptr[r + 1] = static_cast<std::int64_t>(C.col.size());
+    spa.flushRow(C, r, true);
   }
   return C;
 }
@@ -52,29 +67,13 @@ Csr sumBlocks(const std::vector<Csr>& parts, std::int64_t nrows, std::int64_t nc
   for (const Csr& p : parts) guess += p.nnz();
   C.col.reserve(guess);
   C.val.reserve(guess);
-  std::vector<double> acc(static_cast<std::size_t>(ncols), 0.0);
-  std::vector<char> used(static_cast<std::size_t>(ncols), 0);
-  std::vector<int> cols;
+  RowAccumulator spa(ncols);
   for (std::int64_t r = 0; r < nrows; ++r) {
-    cols.clear();
     for (const Csr& p : parts) {
       if (p.nrows == 0) continue;
-      for (std::int64_t q = p.rowptr[r]; q < p.rowptr[r + 1]; ++q) {
-        const int c = p.col[q];
-        if (!used[c]) {
-          used[c] = 1;
-          cols.push_back(c);
-        }
-        acc[c] += p.val[q];
-      }
+      for (std::int64_t q = p.rowptr[r]; q < p.rowptr[r + 1]; ++q) spa.add(p.col[q], p.val[q]);
     }
-    for (int c : cols) {
-      C.col.push_back(c);
-      C.val.push_back(acc[c]);
-      acc[c] = 0.0;
-      used[c] = 0;
-    }
-    C.rowptr[r + 1] = static_cast<std::int64_t>(C.col.size());
+    spa.flushRow(C, r, false);
   }
   return C;
 }
