@@ -64,6 +64,7 @@ struct Options {
   std::string algos = "tpetra,summa,trident";
   int ranks_per_group = 0;
   std::string permute = "none";
+  std::string grid = "square";
   int trials = 3;
   bool check = false;
   std::string csv;
@@ -76,6 +77,7 @@ struct Result {
   double time_s = 0;
   double phase[6] = {0, 0, 0, 0, 0, 0};  // in, gi, li, local (= multiply + accumulate), out, total
   std::uint64_t gi_max = 0, gi_total = 0, li_max = 0, li_total = 0;
+  std::uint64_t redist_gi_total = 0, redist_li_total = 0;  // 1D rows <-> tiles, sent, summed over ranks
   std::uint64_t flops = 0;
   long long nnz_c = 0;
   int ranks_per_group = 0;
@@ -140,7 +142,8 @@ void addStats(Trident::MultiplyStats& s, const Trident::MultiplyStats& t) {
   s.gi_bytes_recv += t.gi_bytes_recv;
   s.li_bytes_sent += t.li_bytes_sent;
   s.li_bytes_recv += t.li_bytes_recv;
-  s.redistribute_bytes += t.redistribute_bytes;
+  s.redistribute_gi_bytes += t.redistribute_gi_bytes;
+  s.redistribute_li_bytes += t.redistribute_li_bytes;
   s.local_flops += t.local_flops;
   s.nnz_c_local = t.nnz_c_local;
   s.times.redistribute_in += t.times.redistribute_in;
@@ -403,6 +406,7 @@ int run(int argc, char* argv[]) {
   clp.setOption("ranks-per-group", &o.ranks_per_group,
                 "lambda, ranks per group (node); 0 = auto (the MPI_COMM_TYPE_SHARED groups; 2 in the built-in default job)");
   clp.setOption("permute", &o.permute, "none | random (trident: symmetric random permutation)");
+  clp.setOption("grid", &o.grid, "square | rows (Trident's coarse grid of groups; see \"trident: grid\")");
   clp.setOption("trials", &o.trials, "timed trials per algorithm (plus one untimed warm-up)");
   clp.setOption("check", "no-check", &o.check,
                 "compare every algorithm's C with tpetra's (structure, values to 1e-12 relative); exit 1 on mismatch");
@@ -428,6 +432,7 @@ int run(int argc, char* argv[]) {
     errors.push_back("--ranks-per-group must be 0 (auto) or between 1 and P = " + std::to_string(P));
   else if (o.ranks_per_group > 0 && P % o.ranks_per_group != 0)
     errors.push_back("--ranks-per-group=" + std::to_string(o.ranks_per_group) + " must divide P = " + std::to_string(P));
+  if (o.grid != "square" && o.grid != "rows") errors.push_back("--grid must be square or rows, not '" + o.grid + "'");
   if (o.permute != "none" && o.permute != "random")
     errors.push_back("--permute must be none or random, not '" + o.permute + "'");
   if (o.trials < 1) errors.push_back("--trials must be >= 1");
@@ -449,6 +454,7 @@ int run(int argc, char* argv[]) {
     pl->set("trident: algorithm", algo);
     if (o.ranks_per_group > 0) pl->set("trident: ranks per group", o.ranks_per_group);
     pl->set("trident: permute", o.permute);
+    if (algo == "trident") pl->set("trident: grid", o.grid);
     pl->set("trident: permute seed", o.seed);
     return pl;
   };
@@ -505,7 +511,7 @@ int run(int argc, char* argv[]) {
         << ")";
   out << ", P = " << P << " ranks, ranks per group "
       << (o.ranks_per_group > 0 ? std::to_string(o.ranks_per_group) : std::string("auto (MPI_COMM_TYPE_SHARED)"))
-      << ", permute " << o.permute << ", " << o.trials << " trials + 1 warm-up" << (o.check ? ", --check" : "") << "\n"
+      << ", permute " << o.permute << ", grid " << o.grid << ", " << o.trials << " trials + 1 warm-up" << (o.check ? ", --check" : "") << "\n"
       << std::endl;
 
   // ---- runs ------------------------------------------------------------------------------------
@@ -573,6 +579,8 @@ int run(int argc, char* argv[]) {
     for (int k = 0; k < 6; ++k) r.phase[k] = median(ph[k]);
     r.gi_max = medianU(giMax);
     r.gi_total = medianU(giTot);
+    r.redist_gi_total = last.total.redistribute_gi_bytes;
+    r.redist_li_total = last.total.redistribute_li_bytes;
     r.li_max = medianU(liMax);
     r.li_total = medianU(liTot);
     r.flops = medianU(flops);
@@ -663,6 +671,17 @@ int run(int argc, char* argv[]) {
     if (anyFallback)
       out << "  * computed by the driver from the matrices (the library's stats reported 0): Tpetra's import of "
              "remote B rows / multiply-adds\n";
+  }
+  {
+    bool any = false;
+    for (auto& r : results) any = any || r.redist_gi_total + r.redist_li_total > 0;
+    if (any) {
+      out << "Redistribution 1D rows <-> tiles (in + out, not in the columns above), bytes sent in total:";
+      for (auto& r : results)
+        if (r.algo != "tpetra")
+          out << "  " << r.algo << " Gi " << fmtBytes(r.redist_gi_total) << ", Li " << fmtBytes(r.redist_li_total) << ";";
+      out << "\n";
+    }
   }
   if (byAlgo[2] && byAlgo[1])
     out << "\nTrident / SUMMA: Gi bytes total " << fmtRatio(byAlgo[2]->gi_total, byAlgo[1]->gi_total) << ", Gi bytes max "

@@ -34,6 +34,7 @@ struct Options {
   int seed = 12345;
   std::string local_kernel = "kokkoskernels";
   int lookahead = 2;
+  bool rows_grid = false;
   Teuchos::RCP<Teuchos::ParameterList> tpetra_params;  // everything that is not "trident: ..."
 };
 
@@ -56,7 +57,8 @@ Options parseOptions(const Teuchos::RCP<Teuchos::ParameterList>& params, MPI_Com
       }
       if (!valid->isParameter(key)) {
         error = "unknown parameter \"" + key + "\"; valid: \"trident: algorithm\", \"trident: ranks per group\", "
-                "\"trident: permute\", \"trident: permute seed\", \"trident: local kernel\", \"trident: lookahead\"";
+                "\"trident: permute\", \"trident: permute seed\", \"trident: local kernel\", \"trident: lookahead\", "
+                "\"trident: grid\"";
         break;
       }
       try {
@@ -76,6 +78,7 @@ Options parseOptions(const Teuchos::RCP<Teuchos::ParameterList>& params, MPI_Com
       if (params->isParameter("trident: permute seed")) o.seed = params->get<int>("trident: permute seed");
       if (params->isParameter("trident: local kernel")) o.local_kernel = params->get<std::string>("trident: local kernel");
       if (params->isParameter("trident: lookahead")) o.lookahead = params->get<int>("trident: lookahead");
+      if (params->isParameter("trident: grid")) o.rows_grid = params->get<std::string>("trident: grid") == "rows";
     }
   }
   throwIfAnyRank(comm, !error.empty(), error);
@@ -84,7 +87,7 @@ Options parseOptions(const Teuchos::RCP<Teuchos::ParameterList>& params, MPI_Com
   // Every rank must agree, or the ranks would disagree about the grid and deadlock.
   const int algo = o.algorithm == "trident" ? 0 : o.algorithm == "summa" ? 1 : 2;
   const int kernel = o.local_kernel == "reference" ? 1 : 0;
-  int v[] = {o.ranks_per_group, o.lookahead, algo, o.permute ? 1 : 0, o.seed, kernel};
+  int v[] = {o.ranks_per_group, o.lookahead, algo, o.permute ? 1 : 0, o.seed, kernel, o.rows_grid ? 1 : 0};
   constexpr int nv = sizeof(v) / sizeof(v[0]);
   int lo[nv], hi[nv];
   MPI_Allreduce(v, lo, nv, MPI_INT, MPI_MIN, comm);
@@ -191,6 +194,10 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
   for (auto& k : localKernelNames()) kernels.push_back(k);
   pl->set("trident: local kernel", std::string("kokkoskernels"), "local SpGEMM backend",
           rcp(new Teuchos::StringValidator(kernels)));
+  pl->set("trident: grid", std::string("square"),
+          "coarse grid of groups: \"square\" (near-square 2D, the paper's; least Gi inside the multiply) or "
+          "\"rows\" (groups x 1; nothing crosses Gi to and from 1D rows, pays off when nnz(C) >> nnz(A) + nnz(B))",
+          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("square", "rows"))));
   pl->set("trident: lookahead", 2, "rounds of tiles in flight ahead of the multiply (>= 1)",
           rcp(new Teuchos::EnhancedNumberValidator<int>(1, 1 << 20)));
   return pl;
@@ -235,6 +242,7 @@ void Multiply<double, LO, GO, Node>(const crs_matrix_type& A, bool transposeA, c
   stats.ranks_per_group = topo.ranks_per_group();
 
   Teuchos::RCP<const crs_matrix_type> Ap, Bp;
+  std::vector<std::uint64_t> redistributed(topo.P(), 0);
   Layout L;
   OwnedTiles tiles;
   Permutation prow, pinner, pcol;
@@ -278,13 +286,21 @@ void Multiply<double, LO, GO, Node>(const crs_matrix_type& A, bool transposeA, c
       bp[r] = pinner(bRow[r]);
       bw[r] = static_cast<std::int64_t>(Bp->getNumEntriesInLocalRow(static_cast<LO>(r)));
     }
-    const TileGrid grid = TileGrid::forUnits(summa ? topo.P() : topo.groups());
+    const TileGrid grid = summa ? TileGrid::forUnits(topo.P())
+                                : opt.rows_grid ? TileGrid::rowsOnly(topo.groups()) : TileGrid::forUnits(topo.groups());
     L = makeLayout(grid, summa ? 1 : topo.ranks_per_group(), m, k, n, ap, aw, bp, bw, world);
     RankOf rank_of = summa ? RankOf([](int unit, int) { return unit; })
                            : RankOf([&topo](int unit, int kk) { return topo.world_rank_of(unit, kk); });
     tiles = distributeTiles(L, TA, TB, rank_of, summa ? topo.rank() : topo.group(), summa ? 0 : topo.k(), world,
-                            &stats.redistribute_bytes);
+                            &redistributed);
   }
+  // Split what the redistributions sent by link.
+  auto accountRedistribution = [&] {
+    for (int d = 0; d < static_cast<int>(redistributed.size()); ++d)
+      (topo.same_group(topo.rank(), d) ? stats.redistribute_li_bytes : stats.redistribute_gi_bytes) += redistributed[d];
+    redistributed.assign(redistributed.size(), 0);
+  };
+  accountRedistribution();
   stats.grid_rows = L.grid.rows;
   stats.grid_cols = L.grid.cols;
   stats.rounds = L.grid.rounds;
@@ -302,10 +318,11 @@ void Multiply<double, LO, GO, Node>(const crs_matrix_type& A, bool transposeA, c
     const std::int64_t r0 = L.a_slice(i, summa ? 0 : topo.k()), c0 = L.col_bounds[j];
     tpetra::ResultRows rows = tpetra::sendRowsToOwners(Cblk, r0, c0, prow, pcol, *rowPos,
                                                        C.getRowMap()->getNodeNumElements(), world,
-                                                       &stats.redistribute_bytes, colPos->global());
+                                                       &redistributed, colPos->global());
     Cblk = Csr();
     tpetra::assembleResult(C, rows, *colPos, domainB, rangeA, call_FillComplete_on_result, opt.tpetra_params);
   }
+  accountRedistribution();
   stats.times.total = MPI_Wtime() - t_start;
   g_last_stats = stats;
 }

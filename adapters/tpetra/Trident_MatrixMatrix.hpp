@@ -9,6 +9,7 @@
 //   "trident: permute seed"     int (default 12345)
 //   "trident: local kernel"     "kokkoskernels" (default) | "reference"
 //   "trident: lookahead"        int >= 1, rounds of tiles in flight ahead of the multiply (default 2)
+//   "trident: grid"             "square" (default) | "rows" (groups x 1 coarse grid)
 #include <string>
 #include <Teuchos_ParameterList.hpp>
 #include <Tpetra_CrsMatrix.hpp>

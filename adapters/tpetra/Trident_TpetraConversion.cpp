@@ -197,7 +197,7 @@ MPI_Datatype mpiType<std::int64_t>() { return MPI_INT64_T; }
 template <class Col>
 ResultRows shipRows(const Csr& block, std::int64_t row0, std::int64_t col0, const Permutation& row_perm,
                     const Permutation& col_perm, const MapPositions& rowPos, std::size_t local_rows, MPI_Comm comm,
-                    std::uint64_t* bytes_sent) {
+                    std::vector<std::uint64_t>* bytes_to) {
   int P = 1, me = 0;
   MPI_Comm_size(comm, &P);
   MPI_Comm_rank(comm, &me);
@@ -248,9 +248,10 @@ ResultRows shipRows(const Csr& block, std::int64_t row0, std::int64_t col0, cons
                 erdispl.data(), mpiType<Col>(), comm);
   MPI_Alltoallv(vsend.data(), ecount.data(), edispl.data(), MPI_DOUBLE, vin.data(), erecv.data(), erdispl.data(),
                 MPI_DOUBLE, comm);
-  if (bytes_sent) {
-    const std::uint64_t remote_h = hsend.size() - hcount[me], remote_e = csend.size() - ecount[me];
-    *bytes_sent += 8 * remote_h + (sizeof(Col) + 8) * remote_e;
+  if (bytes_to) {
+    bytes_to->resize(P, 0);
+    for (int d = 0; d < P; ++d)
+      if (d != me) (*bytes_to)[d] += 8 * static_cast<std::uint64_t>(hcount[d]) + (sizeof(Col) + 8) * ecount[d];
   }
   hsend = {};
   csend = {};
@@ -279,11 +280,11 @@ ResultRows shipRows(const Csr& block, std::int64_t row0, std::int64_t col0, cons
 
 ResultRows sendRowsToOwners(const Csr& block, std::int64_t row0, std::int64_t col0, const Permutation& row_perm,
                             const Permutation& col_perm, const MapPositions& rowPos, std::size_t local_rows,
-                            MPI_Comm comm, std::uint64_t* bytes_sent, std::int64_t ncols) {
+                            MPI_Comm comm, std::vector<std::uint64_t>* bytes_to, std::int64_t ncols) {
   Teuchos::TimeMonitor tm(*phaseTimer("Trident: redistribute out: exchange"));
   if (ncols <= std::numeric_limits<std::int32_t>::max())
-    return shipRows<std::int32_t>(block, row0, col0, row_perm, col_perm, rowPos, local_rows, comm, bytes_sent);
-  return shipRows<std::int64_t>(block, row0, col0, row_perm, col_perm, rowPos, local_rows, comm, bytes_sent);
+    return shipRows<std::int32_t>(block, row0, col0, row_perm, col_perm, rowPos, local_rows, comm, bytes_to);
+  return shipRows<std::int64_t>(block, row0, col0, row_perm, col_perm, rowPos, local_rows, comm, bytes_to);
 }
 
 void assembleResult(crs_matrix_type& C, const ResultRows& rows, const MapPositions& colPos,

@@ -64,7 +64,7 @@ struct ResultRows {
 // stay in row order, so no global sort is needed on arrival.
 ResultRows sendRowsToOwners(const Csr& block, std::int64_t row0, std::int64_t col0, const Permutation& row_perm,
                             const Permutation& col_perm, const MapPositions& rowPos, std::size_t local_rows,
-                            MPI_Comm comm, std::uint64_t* bytes_sent, std::int64_t ncols);
+                            MPI_Comm comm, std::vector<std::uint64_t>* bytes_to, std::int64_t ncols);
 
 // Fills C (constructed on op(A)'s row map) with the rows: a fresh C gets Tpetra's column-map
 // convention and expertStaticFillComplete (or is left open, locally indexed, when fill_complete is

@@ -14,4 +14,12 @@ TileGrid TileGrid::forUnits(int units) {
   return g;
 }
 
+TileGrid TileGrid::rowsOnly(int units) {
+  TileGrid g;
+  g.rows = units;
+  g.cols = 1;
+  g.rounds = units;
+  return g;
+}
+
 }  // namespace Trident

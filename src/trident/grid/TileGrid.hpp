@@ -17,6 +17,9 @@ struct TileGrid {
   int rows = 1, cols = 1, rounds = 1;
 
   static TileGrid forUnits(int units);  // near-square rows >= cols, rounds = lcm(rows, cols)
+  // units x 1: row blocks only. With operands and result in a 1D row distribution whose ranks are
+  // grouped like the units, nothing crosses Gi on the way in or out; only B's tiles move.
+  static TileGrid rowsOnly(int units);
 
   int units() const { return rows * cols; }
   int unit(int i, int j) const { return i * cols + j; }

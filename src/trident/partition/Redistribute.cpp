@@ -19,7 +19,7 @@ void alltoallv(const std::vector<T>& send, const std::vector<int>& scount, const
 }  // namespace
 
 Triplets exchangeTriplets(const Triplets& in, const std::vector<int>& dest, MPI_Comm comm,
-                          std::uint64_t* bytes_sent) {
+                          std::vector<std::uint64_t>* bytes_to) {
   int P = 1, me = 0;
   MPI_Comm_size(comm, &P);
   MPI_Comm_rank(comm, &me);
@@ -64,15 +64,17 @@ Triplets exchangeTriplets(const Triplets& in, const std::vector<int>& dest, MPI_
     for (std::size_t t = 0; t < nsend; ++t) isend[slot[t]] = in.col[t];
     alltoallv(isend, scount, sdispl, out.col, rcount, rdispl, MPI_INT64_T, comm);
   }
-  if (bytes_sent) {
-    const std::uint64_t remote = nsend - static_cast<std::uint64_t>(scount[me]);
-    *bytes_sent += remote * ((narrow ? 2 * sizeof(std::int32_t) : 2 * sizeof(std::int64_t)) + sizeof(double));
+  if (bytes_to) {
+    const std::uint64_t per = (narrow ? 2 * sizeof(std::int32_t) : 2 * sizeof(std::int64_t)) + sizeof(double);
+    bytes_to->resize(P, 0);
+    for (int d = 0; d < P; ++d)
+      if (d != me) (*bytes_to)[d] += per * static_cast<std::uint64_t>(scount[d]);
   }
   return out;
 }
 
 OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B, const RankOf& rank_of,
-                           int my_unit, int my_k, MPI_Comm comm, std::uint64_t* bytes_sent) {
+                           int my_unit, int my_k, MPI_Comm comm, std::vector<std::uint64_t>* bytes_to) {
   const TileGrid& g = L.grid;
   std::vector<int> dest(A.size());
   for (std::size_t t = 0; t < A.size(); ++t) {
@@ -80,14 +82,14 @@ OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B
     const int s = L.inner_block(A.col[t]);
     dest[t] = rank_of(g.a_owner(i, s), L.a_slice_of(i, A.row[t]));
   }
-  Triplets myA = exchangeTriplets(A, dest, comm, bytes_sent);
+  Triplets myA = exchangeTriplets(A, dest, comm, bytes_to);
   dest.resize(B.size());
   for (std::size_t t = 0; t < B.size(); ++t) {
     const int s = L.inner_block(B.row[t]);
     const int j = L.col_block(B.col[t]);
     dest[t] = rank_of(g.b_owner(s, j), L.b_slice_of(s, B.row[t]));
   }
-  Triplets myB = exchangeTriplets(B, dest, comm, bytes_sent);
+  Triplets myB = exchangeTriplets(B, dest, comm, bytes_to);
 
   const int ui = g.unit_row(my_unit), uj = g.unit_col(my_unit);
   OwnedTiles tiles;

@@ -21,9 +21,9 @@ struct Triplets {
 };
 
 // Sends entry t to rank dest[t]. Returns what this rank received (grouped by source rank, in
-// send order). *bytes_sent gets the bytes this rank sent to other ranks.
+// send order). (*bytes_to)[d] grows by the bytes this rank sent to rank d (self excluded).
 Triplets exchangeTriplets(const Triplets& in, const std::vector<int>& dest, MPI_Comm comm,
-                          std::uint64_t* bytes_sent = nullptr);
+                          std::vector<std::uint64_t>* bytes_to = nullptr);
 
 // The tiles one rank owns: its slice of A(i,s) for the stages s its unit owns, and of B(s,j).
 struct OwnedTiles {
@@ -39,6 +39,6 @@ using RankOf = std::function<int(int unit, int k)>;
 // Collective over comm. Entries of A (m x k, positions) and of B (k x n) go to the rank that owns
 // their tile slice. my_unit/my_k say which tiles this rank owns.
 OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B, const RankOf& rank_of,
-                           int my_unit, int my_k, MPI_Comm comm, std::uint64_t* bytes_sent);
+                           int my_unit, int my_k, MPI_Comm comm, std::vector<std::uint64_t>* bytes_to);
 
 }  // namespace Trident

@@ -29,16 +29,17 @@ void setTimes(PhaseTimes& t, const double* v) {
 }
 std::vector<unsigned long long> counters(const MultiplyStats& s) {
   return {s.gi_bytes_sent, s.gi_bytes_recv, s.li_bytes_sent, s.li_bytes_recv,
-          s.redistribute_bytes, s.local_flops, s.nnz_c_local};
+          s.redistribute_gi_bytes, s.redistribute_li_bytes, s.local_flops, s.nnz_c_local};
 }
 void setCounters(MultiplyStats& s, const unsigned long long* v) {
   s.gi_bytes_sent = v[0];
   s.gi_bytes_recv = v[1];
   s.li_bytes_sent = v[2];
   s.li_bytes_recv = v[3];
-  s.redistribute_bytes = v[4];
-  s.local_flops = v[5];
-  s.nnz_c_local = v[6];
+  s.redistribute_gi_bytes = v[4];
+  s.redistribute_li_bytes = v[5];
+  s.local_flops = v[6];
+  s.nnz_c_local = v[7];
 }
 }  // namespace
 

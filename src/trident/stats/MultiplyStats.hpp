@@ -26,8 +26,9 @@ struct MultiplyStats {
   // the logical volume (what each receiver gets), as the paper's Figure 10 does.
   std::uint64_t gi_bytes_sent = 0, gi_bytes_recv = 0;
   std::uint64_t li_bytes_sent = 0, li_bytes_recv = 0;
-  // Bytes moved by the redistributions in and out (not part of the paper's volumes).
-  std::uint64_t redistribute_bytes = 0;
+  // Bytes this rank sent in the redistributions in and out (1D rows <-> tiles), by link. Not part
+  // of the paper's volumes, which assume the matrices start in the 2D layout.
+  std::uint64_t redistribute_gi_bytes = 0, redistribute_li_bytes = 0;
   std::uint64_t local_flops = 0;  // multiply-adds done by this rank's local kernels
   std::uint64_t nnz_c_local = 0;  // entries of C this rank produced before redistribution out
   PhaseTimes times;
