@@ -44,6 +44,10 @@
 #include "Trident_MatrixMatrix.hpp"
 #include "Trident_TpetraTypes.hpp"
 #include "aggregation.hpp"
+#ifdef TRIDENT_BENCH_HAVE_MUELU
+#include <Trident_CreatePreconditioner.hpp>
+#include <Tpetra_RowMatrixTransposer.hpp>
+#endif
 
 namespace {
 
@@ -61,6 +65,7 @@ const char* const kAlgoNames[] = {"tpetra", "summa", "trident"};
 struct Options {
   std::string matrix;
   std::string op = "AA";
+  std::string prolongator = "aggregation";
   std::string algos = "tpetra,summa,trident";
   int ranks_per_group = 0;
   std::string permute = "none";
@@ -401,6 +406,9 @@ int run(int argc, char* argv[]) {
   clp.setOption("matrix", &o.matrix,
                 "Matrix Market file (real/integer/pattern, general/symmetric) or generator spec: rmat:SCALE:EDGEFACTOR, "
                 "er:N:AVGDEG, lap2d:N. Empty: the built-in default.");
+  clp.setOption("prolongator", &o.prolongator,
+                "aggregation (greedy tentative prolongator, built in) | muelu (MueLu's smoothed-aggregation P; "
+                "needs the MueLu adapter) for --op=AR and RAP");
   clp.setOption("op", &o.op, "AA (A*A) | AR (A*T, T = tentative prolongator of a greedy aggregation) | RAP (T^T*(A*T))");
   clp.setOption("algos", &o.algos, "comma-separated subset of tpetra,summa,trident (run in this order; with --check tpetra runs first)");
   clp.setOption("ranks-per-group", &o.ranks_per_group,
@@ -432,6 +440,11 @@ int run(int argc, char* argv[]) {
     errors.push_back("--ranks-per-group must be 0 (auto) or between 1 and P = " + std::to_string(P));
   else if (o.ranks_per_group > 0 && P % o.ranks_per_group != 0)
     errors.push_back("--ranks-per-group=" + std::to_string(o.ranks_per_group) + " must divide P = " + std::to_string(P));
+  if (o.prolongator != "aggregation" && o.prolongator != "muelu")
+    errors.push_back("--prolongator must be aggregation or muelu, not '" + o.prolongator + "'");
+#ifndef TRIDENT_BENCH_HAVE_MUELU
+  if (o.prolongator == "muelu") errors.push_back("--prolongator=muelu: this build has no MueLu adapter");
+#endif
   if (o.grid != "square" && o.grid != "rows") errors.push_back("--grid must be square or rows, not '" + o.grid + "'");
   if (o.permute != "none" && o.permute != "random")
     errors.push_back("--permute must be none or random, not '" + o.permute + "'");
@@ -498,15 +511,28 @@ int run(int argc, char* argv[]) {
           << " x " << pb.A->getGlobalNumCols() << ")" << std::endl;
       return 1;
     }
-    pb.T = TridentBench::buildTransfer(*pb.A);
+#ifdef TRIDENT_BENCH_HAVE_MUELU
+    if (o.prolongator == "muelu") {
+      pb.T.P = Trident::muelu::smoothedAggregationProlongator(pb.A);
+      Tpetra::RowMatrixTransposer<double, Trident::LO, Trident::GO, Trident::Node> transposer(pb.T.P);
+      pb.T.R = transposer.createTranspose();
+      pb.T.num_aggregates = static_cast<long long>(pb.T.P->getGlobalNumCols());
+      pb.T.largest_aggregate = 0;
+    } else
+#endif
+      pb.T = TridentBench::buildTransfer(*pb.A);
   }
   const long long nnzA = globalNnz(*pb.A);
 
   out << "trident-bench: matrix " << name << (defaultJob ? " (built-in default job)" : "") << ": "
       << pb.A->getGlobalNumRows() << " x " << pb.A->getGlobalNumCols() << ", nnz " << nnzA << "\n"
       << "  op " << o.op;
-  if (o.op == "AR") out << " (C = A*T, T: " << pb.T.num_aggregates << " aggregates, largest " << pb.T.largest_aggregate << ")";
-  if (o.op == "RAP")
+  if (o.op != "AA" && o.prolongator == "muelu")
+    out << (o.op == "AR" ? " (C = A*P" : " (C = R*(A*P), R = P^T") << ", P: MueLu smoothed aggregation, "
+        << pb.T.num_aggregates << " aggregates)";
+  else if (o.op == "AR")
+    out << " (C = A*T, T: " << pb.T.num_aggregates << " aggregates, largest " << pb.T.largest_aggregate << ")";
+  else if (o.op == "RAP")
     out << " (C = R*(A*P), P = T, R = T^T; " << pb.T.num_aggregates << " aggregates, largest " << pb.T.largest_aggregate
         << ")";
   out << ", P = " << P << " ranks, ranks per group "
