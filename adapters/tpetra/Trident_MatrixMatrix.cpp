@@ -35,6 +35,7 @@ struct Options {
   std::string local_kernel = "kokkoskernels";
   int lookahead = 2;
   bool rows_grid = false;
+  bool fetch_needed = true;
   Teuchos::RCP<Teuchos::ParameterList> tpetra_params;  // everything that is not "trident: ..."
 };
 
@@ -58,7 +59,7 @@ Options parseOptions(const Teuchos::RCP<Teuchos::ParameterList>& params, MPI_Com
       if (!valid->isParameter(key)) {
         error = "unknown parameter \"" + key + "\"; valid: \"trident: algorithm\", \"trident: ranks per group\", "
                 "\"trident: permute\", \"trident: permute seed\", \"trident: local kernel\", \"trident: lookahead\", "
-                "\"trident: grid\"";
+                "\"trident: grid\", \"trident: fetch\"";
         break;
       }
       try {
@@ -79,6 +80,7 @@ Options parseOptions(const Teuchos::RCP<Teuchos::ParameterList>& params, MPI_Com
       if (params->isParameter("trident: local kernel")) o.local_kernel = params->get<std::string>("trident: local kernel");
       if (params->isParameter("trident: lookahead")) o.lookahead = params->get<int>("trident: lookahead");
       if (params->isParameter("trident: grid")) o.rows_grid = params->get<std::string>("trident: grid") == "rows";
+      if (params->isParameter("trident: fetch")) o.fetch_needed = params->get<std::string>("trident: fetch") == "needed";
     }
   }
   throwIfAnyRank(comm, !error.empty(), error);
@@ -87,7 +89,7 @@ Options parseOptions(const Teuchos::RCP<Teuchos::ParameterList>& params, MPI_Com
   // Every rank must agree, or the ranks would disagree about the grid and deadlock.
   const int algo = o.algorithm == "trident" ? 0 : o.algorithm == "summa" ? 1 : 2;
   const int kernel = o.local_kernel == "reference" ? 1 : 0;
-  int v[] = {o.ranks_per_group, o.lookahead, algo, o.permute ? 1 : 0, o.seed, kernel, o.rows_grid ? 1 : 0};
+  int v[] = {o.ranks_per_group, o.lookahead, algo, o.permute ? 1 : 0, o.seed, kernel, o.rows_grid ? 1 : 0, o.fetch_needed ? 1 : 0};
   constexpr int nv = sizeof(v) / sizeof(v[0]);
   int lo[nv], hi[nv];
   MPI_Allreduce(v, lo, nv, MPI_INT, MPI_MIN, comm);
@@ -198,6 +200,10 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
           "coarse grid of groups: \"square\" (near-square 2D, the paper's; least Gi inside the multiply) or "
           "\"rows\" (groups x 1; nothing crosses Gi to and from 1D rows, pays off when nnz(C) >> nnz(A) + nnz(B))",
           rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("square", "rows"))));
+  pl->set("trident: fetch", std::string("needed"),
+          "Trident's Gi fetch of B: \"needed\" (only the rows the requesting group's A tile uses) or \"whole\" "
+          "(whole slices, the paper's volume model)",
+          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("needed", "whole"))));
   pl->set("trident: lookahead", 2, "rounds of tiles in flight ahead of the multiply (>= 1)",
           rcp(new Teuchos::EnhancedNumberValidator<int>(1, 1 << 20)));
   return pl;
@@ -308,6 +314,7 @@ void Multiply<double, LO, GO, Node>(const crs_matrix_type& A, bool transposeA, c
   AlgorithmOptions aopt;
   aopt.local_kernel = opt.local_kernel;
   aopt.lookahead = opt.lookahead;
+  aopt.fetch_needed_rows = opt.fetch_needed;
   Csr Cblk = summa ? summaMultiply(L, tiles, topo, aopt, stats) : tridentMultiply(L, tiles, topo, aopt, stats);
   tiles = OwnedTiles();
 

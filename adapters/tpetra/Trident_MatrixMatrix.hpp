@@ -10,6 +10,7 @@
 //   "trident: local kernel"     "kokkoskernels" (default) | "reference"
 //   "trident: lookahead"        int >= 1, rounds of tiles in flight ahead of the multiply (default 2)
 //   "trident: grid"             "square" (default) | "rows" (groups x 1 coarse grid)
+//   "trident: fetch"            "needed" (default: only the B rows A uses) | "whole" (whole slices)
 #include <string>
 #include <Teuchos_ParameterList.hpp>
 #include <Tpetra_CrsMatrix.hpp>

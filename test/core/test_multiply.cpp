@@ -55,11 +55,13 @@ void runCase(const std::string& name, const crs_matrix_type& A, bool tA, const c
     int lambda;
     std::string permute;
     std::string grid = "square";
+    std::string fetch = "needed";
   };
   std::vector<Variant> variants;
   for (int l : lambdas) variants.push_back({"trident", l, "none"});
   variants.push_back({"summa", lambdas.back(), "none"});
   variants.push_back({"trident", lambdas[0], "none", "rows"});
+  variants.push_back({"trident", lambdas.back(), "none", "square", "whole"});
   if (with_permute) {
     variants.push_back({"trident", lambdas.size() > 1 ? lambdas[1] : lambdas[0], "random"});
     variants.push_back({"summa", lambdas[0], "random"});
@@ -70,8 +72,9 @@ void runCase(const std::string& name, const crs_matrix_type& A, bool tA, const c
     params->set("trident: ranks per group", v.lambda);
     params->set("trident: permute", v.permute);
     params->set("trident: grid", v.grid);
+    params->set("trident: fetch", v.fetch);
     auto C = emptyOn(rowMap);
-    const std::string what = name + " [" + v.algo + " lambda=" + std::to_string(v.lambda) + " permute=" + v.permute + " grid=" + v.grid + "]";
+    const std::string what = name + " [" + v.algo + " lambda=" + std::to_string(v.lambda) + " permute=" + v.permute + " grid=" + v.grid + " fetch=" + v.fetch + "]";
     bool threw = false;
     try {
       Trident::MatrixMatrix::Multiply(A, tA, B, tB, *C, true, "", params);

@@ -22,6 +22,9 @@ namespace Trident {
 struct AlgorithmOptions {
   std::string local_kernel = "kokkoskernels";
   int lookahead = 2;  // rounds of tiles in flight ahead of the one being multiplied
+  // Trident: fetch only the rows of B's slices that the requesting group's A tile uses (true), or
+  // whole slices as in the paper's volume model (false).
+  bool fetch_needed_rows = true;
 };
 
 // Layout.grid is over groups (topo.groups() units), Layout.slices == topo.ranks_per_group().

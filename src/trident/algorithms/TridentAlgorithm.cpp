@@ -1,4 +1,5 @@
 // Trident: static Cannon over node groups with hierarchical (Gi fetch + Li Allgatherv) transport.
+#include <memory>
 #include <vector>
 
 #include "trident/algorithms/Algorithms.hpp"
@@ -6,6 +7,7 @@
 #include "trident/stats/PhaseTimer.hpp"
 #include "trident/transport/GiFetch.hpp"
 #include "trident/transport/LiAllgather.hpp"
+#include "trident/transport/NeededRows.hpp"
 #include "trident/transport/NnzTable.hpp"
 
 namespace Trident {
@@ -23,7 +25,12 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
     nnz = gatherNnzTable(L, tiles, unit, k, topo.world());
   }
-  GiFetch gi(L, tiles, nnz, unit, k, topo.gi_comm(), opt.lookahead);
+  std::unique_ptr<NeededRows> needed;
+  if (opt.fetch_needed_rows) {
+    PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
+    needed = std::make_unique<NeededRows>(L, tiles, unit, k, topo.li_comm(), topo.gi_comm());
+  }
+  GiFetch gi(L, tiles, nnz, unit, k, topo.gi_comm(), opt.lookahead, needed.get());
   gi.postSends();
   gi.postReceivesUpTo(opt.lookahead);
 
@@ -41,9 +48,19 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
     const Csr* B = b;
     if (lambda > 1) {
       PhaseTimer t(stats.times.li_allgather, "Trident: Li allgather");
-      for (int q = 0; q < lambda; ++q) {
-        slice_rows[q] = L.b_slice(s, q + 1) - L.b_slice(s, q);
-        slice_nnz[q] = nnz.b_nnz(s, j, q);
+      for (int q = 0; q < lambda; ++q) slice_rows[q] = L.b_slice(s, q + 1) - L.b_slice(s, q);
+      Csr b_local_needed;
+      if (needed && L.grid.b_owner(s, j) == unit) {
+        // My group's own slice: share only the rows the group's A tile uses, like fetched ones.
+        b_local_needed = expandRows(selectRows(*b, needed->rows(i, s)), needed->rows(i, s), b->nrows);
+        b = &b_local_needed;
+      }
+      if (needed) {
+        // Fetched slices hold only the needed rows: their sizes are known once they are here.
+        std::int64_t mine = b->nnz();
+        MPI_Allgather(&mine, 1, MPI_INT64_T, slice_nnz.data(), 1, MPI_INT64_T, topo.li_comm());
+      } else {
+        for (int q = 0; q < lambda; ++q) slice_nnz[q] = nnz.b_nnz(s, j, q);
       }
       b_full = li.allgather(*b, slice_rows, slice_nnz, &stats.li_bytes_sent, &stats.li_bytes_recv);
       B = &b_full;

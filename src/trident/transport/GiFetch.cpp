@@ -26,10 +26,10 @@ void recvCsr(Csr& m, int src, int round, bool isB, MPI_Comm comm, std::vector<MP
 }  // namespace
 
 GiFetch::GiFetch(const Layout& L, const OwnedTiles& tiles, const NnzTable& nnz, int my_unit, int my_k,
-                 MPI_Comm gi_comm, int lookahead)
+                 MPI_Comm gi_comm, int lookahead, const NeededRows* needed)
     : L_(L), tiles_(tiles), nnz_(nnz), unit_(my_unit), k_(my_k), i_(L.grid.unit_row(my_unit)),
       j_(L.grid.unit_col(my_unit)), comm_(gi_comm), lookahead_(lookahead < 1 ? 1 : lookahead),
-      in_(L.grid.rounds) {
+      in_(L.grid.rounds), needed_(needed) {
   int* ub = nullptr;
   int flag = 0;
   MPI_Comm_get_attr(comm_, MPI_TAG_UB, &ub, &flag);
@@ -62,8 +62,13 @@ void GiFetch::postSends() {
     if (tiles_.owns_b[s]) {
       for (int ii = 0; ii < g.rows; ++ii) {
         if (ii == i_) continue;
-        sendCsr(tiles_.b[s], g.unit(ii, j_), g.round_of(s, ii, j_), true, comm_, sends_);
-        bytes_sent_ += tiles_.b[s].wireBytes();
+        const Csr* slice = &tiles_.b[s];
+        if (needed_) {
+          filtered_.push_back(selectRows(tiles_.b[s], needed_->rows(ii, s)));
+          slice = &filtered_.back();
+        }
+        sendCsr(*slice, g.unit(ii, j_), g.round_of(s, ii, j_), true, comm_, sends_);
+        bytes_sent_ += slice->wireBytes();
       }
     }
   }
@@ -80,13 +85,17 @@ void GiFetch::postReceive(int r) {
     in.a_remote = true;
     in.a.allocate(L_.a_slice(i_, k_ + 1) - L_.a_slice(i_, k_), L_.inner_width(s), nnz_.a_nnz(i_, s, k_));
     recvCsr(in.a, ua, r, false, comm_, in.reqs);
-    bytes_recv_ += in.a.wireBytes();
   }
   if (ub != unit_) {
     in.b_remote = true;
-    in.b.allocate(L_.b_slice(s, k_ + 1) - L_.b_slice(s, k_), L_.col_width(j_), nnz_.b_nnz(s, j_, k_));
+    in.b_filtered = needed_ != nullptr;
+    // Filtered: only the needed rows come; their entry count is at most the slice's, and the
+    // received count is read from the status.
+    const std::int64_t rows = in.b_filtered ? static_cast<std::int64_t>(needed_->rows(i_, s).size())
+                                            : L_.b_slice(s, k_ + 1) - L_.b_slice(s, k_);
+    in.b.allocate(rows, L_.col_width(j_), nnz_.b_nnz(s, j_, k_));
+    in.b_req = in.reqs.size();
     recvCsr(in.b, ub, r, true, comm_, in.reqs);
-    bytes_recv_ += in.b.wireBytes();
   }
 }
 
@@ -97,10 +106,22 @@ void GiFetch::postReceivesUpTo(int round_end) {
 void GiFetch::wait(int r, const Csr** a, const Csr** b) {
   postReceivesUpTo(r + 1);
   Incoming& in = in_[r];
-  if (!in.reqs.empty()) MPI_Waitall(static_cast<int>(in.reqs.size()), in.reqs.data(), MPI_STATUSES_IGNORE);
+  std::vector<MPI_Status> st(in.reqs.size());
+  if (!in.reqs.empty()) MPI_Waitall(static_cast<int>(in.reqs.size()), in.reqs.data(), st.data());
   in.reqs.clear();
   in.done = true;
   const int s = L_.grid.stage(r, i_, j_);
+  if (in.a_remote) bytes_recv_ += in.a.wireBytes();
+  if (in.b_remote) {
+    if (in.b_filtered) {
+      int got = 0;
+      MPI_Get_count(&st[in.b_req + 1], MPI_INT, &got);
+      in.b.col.resize(got);
+      in.b.val.resize(got);
+    }
+    bytes_recv_ += in.b.wireBytes();
+    if (in.b_filtered) in.b = expandRows(in.b, needed_->rows(i_, s), L_.b_slice(s, k_ + 1) - L_.b_slice(s, k_));
+  }
   *a = in.a_remote ? &in.a : &tiles_.a[s];
   *b = in.b_remote ? &in.b : &tiles_.b[s];
   // Keep the pipeline `lookahead` rounds deep.
@@ -121,6 +142,7 @@ void GiFetch::progress() {
 void GiFetch::finish() {
   if (!sends_.empty()) MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
   sends_.clear();
+  filtered_.clear();
 }
 
 }  // namespace Trident

@@ -11,14 +11,17 @@
 #include "trident/local/Csr.hpp"
 #include "trident/partition/Layout.hpp"
 #include "trident/partition/Redistribute.hpp"
+#include "trident/transport/NeededRows.hpp"
 #include "trident/transport/NnzTable.hpp"
+#include <deque>
 
 namespace Trident {
 
 class GiFetch {
  public:
+  // needed: when given, slices of B travel with only the rows the requesting group's A uses.
   GiFetch(const Layout& L, const OwnedTiles& tiles, const NnzTable& nnz, int my_unit, int my_k, MPI_Comm gi_comm,
-          int lookahead);
+          int lookahead, const NeededRows* needed = nullptr);
   ~GiFetch();
   GiFetch(const GiFetch&) = delete;
   GiFetch& operator=(const GiFetch&) = delete;
@@ -42,6 +45,8 @@ class GiFetch {
   struct Incoming {
     Csr a, b;
     bool a_remote = false, b_remote = false;
+    bool b_filtered = false;
+    std::size_t b_req = 0;  // index of B's first request in reqs
     std::vector<MPI_Request> reqs;
     bool posted = false, done = false;
   };
@@ -55,6 +60,8 @@ class GiFetch {
   int lookahead_;
   std::vector<Incoming> in_;
   std::vector<MPI_Request> sends_;
+  const NeededRows* needed_;
+  std::deque<Csr> filtered_;  // row-selected copies of owned B slices, alive until finish()
   std::uint64_t bytes_sent_ = 0, bytes_recv_ = 0;
 };
 

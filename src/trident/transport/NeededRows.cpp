@@ -1,0 +1,79 @@
+#include "trident/transport/NeededRows.hpp"
+
+#include <numeric>
+
+namespace Trident {
+
+NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, MPI_Comm li_comm,
+                       MPI_Comm gi_comm)
+    : rounds_(L.grid.rounds), rows_(static_cast<size_t>(L.grid.rows) * L.grid.rounds) {
+  const TileGrid& g = L.grid;
+  const int ui = g.unit_row(my_unit);
+  auto sliceBegin = [&](int s) { return L.b_slice(s, my_k) - L.inner_bounds[s]; };  // in block s
+  auto sliceRows = [&](int s) { return static_cast<int>(L.b_slice(s, my_k + 1) - L.b_slice(s, my_k)); };
+  auto packedBytes = [&](int s) { return (sliceRows(s) + 7) / 8; };
+
+  // 1. The column pattern of each A tile my group owns, ORed over the group's slices (Li).
+  std::vector<std::uint8_t> mine;  // my slice-k portions of those patterns, packed bits, in s order
+  for (int s = 0; s < g.rounds; ++s) {
+    if (!tiles.owns_a[s]) continue;
+    std::vector<std::uint8_t> used(static_cast<size_t>(L.inner_width(s)), 0);
+    for (int c : tiles.a[s].col) used[c] = 1;
+    if (!used.empty()) MPI_Allreduce(MPI_IN_PLACE, used.data(), static_cast<int>(used.size()), MPI_UINT8_T, MPI_BOR, li_comm);
+    const std::int64_t b0 = sliceBegin(s);
+    std::vector<std::uint8_t> bits(packedBytes(s), 0);
+    for (int r = 0; r < sliceRows(s); ++r)
+      if (used[b0 + r]) bits[r / 8] |= static_cast<std::uint8_t>(1u << (r % 8));
+    mine.insert(mine.end(), bits.begin(), bits.end());
+  }
+
+  // 2. Everyone with my k learns every group's portions (Gi, one Allgatherv before the loop).
+  const int units = g.units();
+  std::vector<int> counts(units, 0), displ(units, 0);
+  for (int u = 0; u < units; ++u)
+    for (int s = 0; s < g.rounds; ++s)
+      if (g.a_owner(g.unit_row(u), s) == u) counts[u] += packedBytes(s);
+  std::exclusive_scan(counts.begin(), counts.end(), displ.begin(), 0);
+  std::vector<std::uint8_t> all(static_cast<size_t>(displ[units - 1]) + counts[units - 1]);
+  MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_UINT8_T, all.data(), counts.data(), displ.data(),
+                 MPI_UINT8_T, gi_comm);
+  (void)ui;
+
+  for (int u = 0; u < units; ++u) {
+    std::size_t at = displ[u];
+    const int i = g.unit_row(u);
+    for (int s = 0; s < g.rounds; ++s) {
+      if (g.a_owner(i, s) != u) continue;
+      std::vector<int>& list = rows_[static_cast<size_t>(i) * rounds_ + s];
+      for (int r = 0; r < sliceRows(s); ++r)
+        if (all[at + r / 8] & (1u << (r % 8))) list.push_back(r);
+      at += packedBytes(s);
+    }
+  }
+}
+
+Csr selectRows(const Csr& m, const std::vector<int>& keep) {
+  Csr out(static_cast<std::int64_t>(keep.size()), m.ncols);
+  std::int64_t nz = 0;
+  for (std::size_t t = 0; t < keep.size(); ++t) nz += m.rowptr[keep[t] + 1] - m.rowptr[keep[t]];
+  out.col.reserve(nz);
+  out.val.reserve(nz);
+  for (std::size_t t = 0; t < keep.size(); ++t) {
+    const std::int64_t b = m.rowptr[keep[t]], e = m.rowptr[keep[t] + 1];
+    out.col.insert(out.col.end(), m.col.begin() + b, m.col.begin() + e);
+    out.val.insert(out.val.end(), m.val.begin() + b, m.val.begin() + e);
+    out.rowptr[t + 1] = static_cast<std::int64_t>(out.col.size());
+  }
+  return out;
+}
+
+Csr expandRows(const Csr& part, const std::vector<int>& keep, std::int64_t nrows) {
+  Csr out(nrows, part.ncols);
+  for (std::size_t t = 0; t < keep.size(); ++t) out.rowptr[keep[t] + 1] = part.rowptr[t + 1] - part.rowptr[t];
+  for (std::int64_t r = 0; r < nrows; ++r) out.rowptr[r + 1] += out.rowptr[r];
+  out.col = part.col;
+  out.val = part.val;
+  return out;
+}
+
+}  // namespace Trident
