@@ -69,7 +69,7 @@ struct Options {
   std::string algos = "tpetra,summa,trident";
   int ranks_per_group = 0;
   std::string permute = "none";
-  std::string grid = "square";
+  std::string grid = "auto";
   int trials = 3;
   bool check = false;
   std::string csv;
@@ -414,7 +414,7 @@ int run(int argc, char* argv[]) {
   clp.setOption("ranks-per-group", &o.ranks_per_group,
                 "lambda, ranks per group (node); 0 = auto (the MPI_COMM_TYPE_SHARED groups; 2 in the built-in default job)");
   clp.setOption("permute", &o.permute, "none | random (trident: symmetric random permutation)");
-  clp.setOption("grid", &o.grid, "square | rows (Trident's coarse grid of groups; see \"trident: grid\")");
+  clp.setOption("grid", &o.grid, "auto | square | rows (Trident's coarse grid of groups; see \"trident: grid\")");
   clp.setOption("trials", &o.trials, "timed trials per algorithm (plus one untimed warm-up)");
   clp.setOption("check", "no-check", &o.check,
                 "compare every algorithm's C with tpetra's (structure, values to 1e-12 relative); exit 1 on mismatch");
@@ -445,7 +445,8 @@ int run(int argc, char* argv[]) {
 #ifndef TRIDENT_BENCH_HAVE_MUELU
   if (o.prolongator == "muelu") errors.push_back("--prolongator=muelu: this build has no MueLu adapter");
 #endif
-  if (o.grid != "square" && o.grid != "rows") errors.push_back("--grid must be square or rows, not '" + o.grid + "'");
+  if (o.grid != "auto" && o.grid != "square" && o.grid != "rows")
+    errors.push_back("--grid must be auto, square or rows, not '" + o.grid + "'");
   if (o.permute != "none" && o.permute != "random")
     errors.push_back("--permute must be none or random, not '" + o.permute + "'");
   if (o.trials < 1) errors.push_back("--trials must be >= 1");

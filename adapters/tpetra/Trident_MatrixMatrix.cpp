@@ -34,7 +34,7 @@ struct Options {
   int seed = 12345;
   std::string local_kernel = "kokkoskernels";
   int lookahead = 2;
-  bool rows_grid = false;
+  int grid = 0;  // 0 auto, 1 square, 2 rows
   bool fetch_needed = true;
   Teuchos::RCP<Teuchos::ParameterList> tpetra_params;  // everything that is not "trident: ..."
 };
@@ -79,7 +79,10 @@ Options parseOptions(const Teuchos::RCP<Teuchos::ParameterList>& params, MPI_Com
       if (params->isParameter("trident: permute seed")) o.seed = params->get<int>("trident: permute seed");
       if (params->isParameter("trident: local kernel")) o.local_kernel = params->get<std::string>("trident: local kernel");
       if (params->isParameter("trident: lookahead")) o.lookahead = params->get<int>("trident: lookahead");
-      if (params->isParameter("trident: grid")) o.rows_grid = params->get<std::string>("trident: grid") == "rows";
+      if (params->isParameter("trident: grid")) {
+        const std::string g = params->get<std::string>("trident: grid");
+        o.grid = g == "auto" ? 0 : g == "square" ? 1 : 2;
+      }
       if (params->isParameter("trident: fetch")) o.fetch_needed = params->get<std::string>("trident: fetch") == "needed";
     }
   }
@@ -89,7 +92,7 @@ Options parseOptions(const Teuchos::RCP<Teuchos::ParameterList>& params, MPI_Com
   // Every rank must agree, or the ranks would disagree about the grid and deadlock.
   const int algo = o.algorithm == "trident" ? 0 : o.algorithm == "summa" ? 1 : 2;
   const int kernel = o.local_kernel == "reference" ? 1 : 0;
-  int v[] = {o.ranks_per_group, o.lookahead, algo, o.permute ? 1 : 0, o.seed, kernel, o.rows_grid ? 1 : 0, o.fetch_needed ? 1 : 0};
+  int v[] = {o.ranks_per_group, o.lookahead, algo, o.permute ? 1 : 0, o.seed, kernel, o.grid, o.fetch_needed ? 1 : 0};
   constexpr int nv = sizeof(v) / sizeof(v[0]);
   int lo[nv], hi[nv];
   MPI_Allreduce(v, lo, nv, MPI_INT, MPI_MIN, comm);
@@ -172,6 +175,34 @@ void tpetraImportBytes(const crs_matrix_type& A, const crs_matrix_type& B, const
   for (int p = 0; p < topo.P(); ++p) (topo.same_group(topo.rank(), p) ? st.li_bytes_sent : st.gi_bytes_sent) += sent_by_me[p];
 }
 
+// "trident: grid" = "auto": estimates, in entries, what crosses Gi with each grid and picks the
+// smaller. rows (G x 1): group g fetches the B rows its A rows touch (coverage c_g of the inner
+// dimension), nothing else crosses Gi, since the tiles line up with the 1D rows. square (qr x qc):
+// the multiply fetches (qc-1)/qc of A and (qr-1)/qr of B per group, and the way in already moves
+// (qc-1)/qc of A and B between groups; the way out (part of C) is left out, which favours square.
+bool preferRowsGrid(const TileGrid& square, const Triplets& TA, const Triplets& TB, std::int64_t k,
+                    const Topology& topo, bool fetch_needed) {
+  const int G = topo.groups();
+  if (G == 1 || square.cols == 1) return false;  // same grid either way
+  double coverage = 1.0;
+  if (fetch_needed && k > 0) {
+    std::vector<std::uint8_t> used(static_cast<std::size_t>(k), 0);
+    for (std::int64_t c : TA.col) used[c] = 1;
+    MPI_Allreduce(MPI_IN_PLACE, used.data(), static_cast<int>(used.size()), MPI_UINT8_T, MPI_BOR, topo.li_comm());
+    std::int64_t covered = 0;
+    for (std::uint8_t u : used) covered += u;
+    coverage = static_cast<double>(covered) / static_cast<double>(k);
+  }
+  // Every rank adds its group's coverage / lambda: the sum is the sum over groups.
+  double v[3] = {coverage / topo.ranks_per_group(), static_cast<double>(TA.size()), static_cast<double>(TB.size())};
+  MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_SUM, topo.world());
+  const double sumCoverage = v[0], nnzA = v[1], nnzB = v[2];
+  const double rows = sumCoverage * nnzB * (G - 1) / G;
+  const double qc = square.cols, qr = square.rows;
+  const double squareGi = (qc - 1) * nnzA + (qr - 1) * nnzB * (sumCoverage / G) + (qc - 1) / qc * (nnzA + nnzB);
+  return rows <= squareGi;
+}
+
 }  // namespace
 
 const MultiplyStats& lastStats() { return g_last_stats; }
@@ -196,10 +227,10 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
   for (auto& k : localKernelNames()) kernels.push_back(k);
   pl->set("trident: local kernel", std::string("kokkoskernels"), "local SpGEMM backend",
           rcp(new Teuchos::StringValidator(kernels)));
-  pl->set("trident: grid", std::string("square"),
-          "coarse grid of groups: \"square\" (near-square 2D, the paper's; least Gi inside the multiply) or "
-          "\"rows\" (groups x 1; nothing crosses Gi to and from 1D rows, pays off when nnz(C) >> nnz(A) + nnz(B))",
-          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("square", "rows"))));
+  pl->set("trident: grid", std::string("auto"),
+          "coarse grid of groups: \"square\" (near-square 2D, the paper's), \"rows\" (groups x 1: nothing crosses "
+          "Gi between Tpetra's 1D rows and the tiles), or \"auto\" (the one with less estimated Gi traffic)",
+          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("auto", "square", "rows"))));
   pl->set("trident: fetch", std::string("needed"),
           "Trident's Gi fetch of B: \"needed\" (only the rows the requesting group's A tile uses) or \"whole\" "
           "(whole slices, the paper's volume model)",
@@ -292,8 +323,9 @@ void Multiply<double, LO, GO, Node>(const crs_matrix_type& A, bool transposeA, c
       bp[r] = pinner(bRow[r]);
       bw[r] = static_cast<std::int64_t>(Bp->getNumEntriesInLocalRow(static_cast<LO>(r)));
     }
-    const TileGrid grid = summa ? TileGrid::forUnits(topo.P())
-                                : opt.rows_grid ? TileGrid::rowsOnly(topo.groups()) : TileGrid::forUnits(topo.groups());
+    TileGrid grid = summa ? TileGrid::forUnits(topo.P()) : TileGrid::forUnits(topo.groups());
+    if (!summa && (opt.grid == 2 || (opt.grid == 0 && preferRowsGrid(grid, TA, TB, k, topo, opt.fetch_needed))))
+      grid = TileGrid::rowsOnly(topo.groups());
     L = makeLayout(grid, summa ? 1 : topo.ranks_per_group(), m, k, n, ap, aw, bp, bw, world);
     RankOf rank_of = summa ? RankOf([](int unit, int) { return unit; })
                            : RankOf([&topo](int unit, int kk) { return topo.world_rank_of(unit, kk); });

@@ -9,7 +9,7 @@
 //   "trident: permute seed"     int (default 12345)
 //   "trident: local kernel"     "kokkoskernels" (default) | "reference"
 //   "trident: lookahead"        int >= 1, rounds of tiles in flight ahead of the multiply (default 2)
-//   "trident: grid"             "square" (default) | "rows" (groups x 1 coarse grid)
+//   "trident: grid"             "auto" (default) | "square" (near-square 2D) | "rows" (groups x 1)
 //   "trident: fetch"            "needed" (default: only the B rows A uses) | "whole" (whole slices)
 #include <string>
 #include <Teuchos_ParameterList.hpp>

@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
     params->set("trident: algorithm", e.algo);
     params->set("trident: ranks per group", e.lambda);
     params->set("trident: fetch", std::string(fetch));
+    params->set("trident: grid", std::string("square"));  // the volumes above are for square grids
     auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
     Trident::MatrixMatrix::Multiply(*A, false, *A, false, *C, true, "", params);
     const Trident::MultiplyStats& s = Trident::MatrixMatrix::lastStats();

@@ -54,13 +54,14 @@ void runCase(const std::string& name, const crs_matrix_type& A, bool tA, const c
     std::string algo;
     int lambda;
     std::string permute;
-    std::string grid = "square";
+    std::string grid = "auto";
     std::string fetch = "needed";
   };
   std::vector<Variant> variants;
   for (int l : lambdas) variants.push_back({"trident", l, "none"});
   variants.push_back({"summa", lambdas.back(), "none"});
   variants.push_back({"trident", lambdas[0], "none", "rows"});
+  variants.push_back({"trident", lambdas.size() > 2 ? lambdas[1] : lambdas[0], "none", "square"});
   variants.push_back({"trident", lambdas.back(), "none", "square", "whole"});
   if (with_permute) {
     variants.push_back({"trident", lambdas.size() > 1 ? lambdas[1] : lambdas[0], "random"});
