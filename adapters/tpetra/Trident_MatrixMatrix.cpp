@@ -175,6 +175,25 @@ void tpetraImportBytes(const crs_matrix_type& A, const crs_matrix_type& B, const
   for (int p = 0; p < topo.P(); ++p) (topo.same_group(topo.rank(), p) ? st.li_bytes_sent : st.gi_bytes_sent) += sent_by_me[p];
 }
 
+// Multiply-adds of every local row of A*B: sum over the row's nonzeros A(i,k) of nnz(B(k,:)).
+std::vector<std::int64_t> multiplyAddsPerRow(const crs_matrix_type& A, const crs_matrix_type& B) {
+  using vec_t = Tpetra::Vector<double, LO, GO, Node>;
+  vec_t rowLen(B.getRowMap()), atCols(A.getColMap());
+  {
+    auto d = rowLen.getDataNonConst(0);
+    for (LO r = 0; r < static_cast<LO>(B.getNodeNumRows()); ++r) d[r] = static_cast<double>(B.getNumEntriesInLocalRow(r));
+  }
+  Tpetra::Import<LO, GO, Node> imp(B.getRowMap(), A.getColMap());
+  atCols.doImport(rowLen, imp, Tpetra::INSERT);
+  auto len = atCols.getData(0);
+  auto local = A.getLocalMatrixHost();
+  std::vector<std::int64_t> work(A.getNodeNumRows(), 0);
+  for (LO r = 0; r < static_cast<LO>(work.size()); ++r)
+    for (std::size_t q = local.graph.row_map(r); q < local.graph.row_map(r + 1); ++q)
+      if (local.values(q) != 0.0) work[r] += static_cast<std::int64_t>(len[local.graph.entries(q)]);
+  return work;
+}
+
 // "trident: grid" = "auto": estimates, in entries, what crosses Gi with each grid and picks the
 // smaller. rows (G x 1): group g fetches the B rows its A rows touch (coverage c_g of the inner
 // dimension), nothing else crosses Gi, since the tiles line up with the 1D rows. square (qr x qc):
@@ -314,10 +333,14 @@ void Multiply<double, LO, GO, Node>(const crs_matrix_type& A, bool transposeA, c
     Triplets TA = tpetra::toTriplets(*Ap, aRow, aCol, prow, pinner, true);
     Triplets TB = tpetra::toTriplets(*Bp, bRow, bCol, pinner, pcol, false);
 
+    // A's slices are balanced by the work of their rows, the multiply-adds (the entries of B each
+    // row meets), not by A's entries alone: on power-law graphs the two differ by orders of
+    // magnitude. One import of B's row lengths onto A's columns gives it.
+    const std::vector<std::int64_t> rowWork = multiplyAddsPerRow(*Ap, *Bp);
     std::vector<std::int64_t> aw(aRow.size()), bw(bRow.size()), ap(aRow.size()), bp(bRow.size());
     for (std::size_t r = 0; r < aRow.size(); ++r) {
       ap[r] = prow(aRow[r]);
-      aw[r] = static_cast<std::int64_t>(Ap->getNumEntriesInLocalRow(static_cast<LO>(r)));
+      aw[r] = static_cast<std::int64_t>(Ap->getNumEntriesInLocalRow(static_cast<LO>(r))) + rowWork[r];
     }
     for (std::size_t r = 0; r < bRow.size(); ++r) {
       bp[r] = pinner(bRow[r]);
