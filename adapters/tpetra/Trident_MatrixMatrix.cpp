@@ -280,7 +280,7 @@ void Multiply<double, LO, GO, Node>(const crs_matrix_type& A, bool transposeA, c
     }
     stats.times.total = MPI_Wtime() - t_start;
     // Accounting after the timed part, so that it does not count against Tpetra.
-    Topology topo(world, opt.ranks_per_group);
+    const Topology& topo = *cachedTopology(world, opt.ranks_per_group);
     stats.P = topo.P();
     stats.ranks_per_group = topo.ranks_per_group();
     auto Ap = transposeA ? transposeOf(A) : Teuchos::rcpFromRef(A);
@@ -292,7 +292,8 @@ void Multiply<double, LO, GO, Node>(const crs_matrix_type& A, bool transposeA, c
   }
 
   Teuchos::TimeMonitor total_timer(*phaseTimer("Trident: total"));
-  Topology topo(world, opt.ranks_per_group);
+  const auto topoPtr = cachedTopology(world, opt.ranks_per_group);
+  const Topology& topo = *topoPtr;
   const bool summa = opt.algorithm == "summa";
   stats.P = topo.P();
   stats.ranks_per_group = topo.ranks_per_group();

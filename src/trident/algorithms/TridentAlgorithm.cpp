@@ -49,20 +49,13 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
     if (lambda > 1) {
       PhaseTimer t(stats.times.li_allgather, "Trident: Li allgather");
       for (int q = 0; q < lambda; ++q) slice_rows[q] = L.b_slice(s, q + 1) - L.b_slice(s, q);
-      Csr b_local_needed;
-      if (needed && L.grid.b_owner(s, j) == unit) {
-        // My group's own slice: share only the rows the group's A tile uses, like fetched ones.
-        b_local_needed = expandRows(selectRows(*b, needed->rows(i, s)), needed->rows(i, s), b->nrows);
-        b = &b_local_needed;
-      }
       if (needed) {
-        // Fetched slices hold only the needed rows: their sizes are known once they are here.
-        std::int64_t mine = b->nnz();
-        MPI_Allgather(&mine, 1, MPI_INT64_T, slice_nnz.data(), 1, MPI_INT64_T, topo.li_comm());
+        // Each rank gets only the rows its own A slice uses.
+        b_full = li.exchangeNeeded(*a, *b, slice_rows, k, &stats.li_bytes_sent, &stats.li_bytes_recv);
       } else {
         for (int q = 0; q < lambda; ++q) slice_nnz[q] = nnz.b_nnz(s, j, q);
+        b_full = li.allgather(*b, slice_rows, slice_nnz, &stats.li_bytes_sent, &stats.li_bytes_recv);
       }
-      b_full = li.allgather(*b, slice_rows, slice_nnz, &stats.li_bytes_sent, &stats.li_bytes_recv);
       B = &b_full;
     }
     gi.progress();

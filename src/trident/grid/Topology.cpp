@@ -1,6 +1,7 @@
 #include "trident/grid/Topology.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "trident/core/Errors.hpp"
@@ -60,8 +61,36 @@ Topology::Topology(MPI_Comm world, int ranks_per_group) : world_(world) {
 }
 
 Topology::~Topology() {
+  // Cached topologies die with the program, possibly after MPI_Finalize.
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
   if (li_comm_ != MPI_COMM_NULL) MPI_Comm_free(&li_comm_);
   if (gi_comm_ != MPI_COMM_NULL) MPI_Comm_free(&gi_comm_);
+}
+
+std::shared_ptr<const Topology> cachedTopology(MPI_Comm world, int ranks_per_group) {
+  struct Entry {
+    MPI_Comm dup;
+    int ranks_per_group;
+    std::shared_ptr<const Topology> topo;
+  };
+  static std::vector<Entry> cache;
+  // Every rank takes the same branch: congruence is a property of the communicators, the same on
+  // all ranks of world.
+  for (auto& e : cache) {
+    if (e.ranks_per_group != ranks_per_group) continue;
+    int result = MPI_UNEQUAL;
+    MPI_Comm_compare(world, e.dup, &result);
+    if (result == MPI_CONGRUENT || result == MPI_IDENT) return e.topo;
+  }
+  Entry e;
+  MPI_Comm_dup(world, &e.dup);
+  e.ranks_per_group = ranks_per_group;
+  e.topo = std::make_shared<const Topology>(e.dup, ranks_per_group);
+  if (cache.size() >= 8) cache.erase(cache.begin());  // dups of old entries stay alive with them
+  cache.push_back(e);
+  return e.topo;
 }
 
 void nearSquare(int n, int& rows, int& cols) {

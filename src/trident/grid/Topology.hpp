@@ -44,6 +44,13 @@ class Topology {
   std::vector<int> world_of_;  // group * lambda + k -> world rank
 };
 
+// The topology of (world, ranks_per_group), built once and reused: splitting communicators is
+// collective and costs more than a small multiply. A cached entry is reused only while its
+// duplicate of `world` is still congruent with the caller's communicator (same ranks, same
+// order), so a freed and recycled communicator handle never aliases a stale topology.
+// Collective over world (every rank must call it with the same arguments).
+std::shared_ptr<const Topology> cachedTopology(MPI_Comm world, int ranks_per_group);
+
 // Near-square factorization rows x cols = n with rows <= cols (rows = largest divisor <= sqrt n).
 void nearSquare(int n, int& rows, int& cols);
 

@@ -43,4 +43,93 @@ Csr MpiLiTransport::allgather(const Csr& mine, const std::vector<std::int64_t>& 
   return full;
 }
 
+Csr MpiLiTransport::exchangeNeeded(const Csr& a, const Csr& mine, const std::vector<std::int64_t>& slice_rows,
+                                   int me, std::uint64_t* sent, std::uint64_t* received) {
+  const int lambda = static_cast<int>(slice_rows.size());
+  std::vector<std::int64_t> first(lambda + 1, 0);
+  std::partial_sum(slice_rows.begin(), slice_rows.end(), first.begin() + 1);
+  const std::int64_t rows = first[lambda];
+  const int bytes = static_cast<int>((rows + 7) / 8);
+
+  // 1. Who needs which rows of the tile: one bit per row, from each rank's A slice.
+  std::vector<std::uint8_t> bits(static_cast<std::size_t>(lambda) * bytes, 0);
+  std::uint8_t* my = bits.data() + static_cast<std::size_t>(me) * bytes;
+  for (int c : a.col) my[c / 8] |= static_cast<std::uint8_t>(1u << (c % 8));
+  MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, bits.data(), bytes, MPI_UINT8_T, comm_);
+  auto wants = [&](int q, std::int64_t row) { return (bits[static_cast<std::size_t>(q) * bytes + row / 8] >> (row % 8)) & 1u; };
+
+  // 2. Send each rank the rows of my slice it wants: per rank, the row lengths (in row order of
+  // the rows it wants, which it can enumerate itself) and the entries.
+  std::vector<int> lcount(lambda, 0), ecount(lambda, 0);
+  std::vector<std::int64_t> lsend;
+  std::vector<int> csend;
+  std::vector<double> vsend;
+  for (int q = 0; q < lambda; ++q) {
+    if (q == me) continue;
+    for (std::int64_t r = 0; r < mine.nrows; ++r) {
+      if (!wants(q, first[me] + r)) continue;
+      const std::int64_t b = mine.rowptr[r], e = mine.rowptr[r + 1];
+      lsend.push_back(e - b);
+      csend.insert(csend.end(), mine.col.begin() + b, mine.col.begin() + e);
+      vsend.insert(vsend.end(), mine.val.begin() + b, mine.val.begin() + e);
+      ++lcount[q];
+      ecount[q] += static_cast<int>(e - b);
+    }
+  }
+  std::vector<int> lrecv(lambda, 0), erecv(lambda, 0);
+  for (int q = 0; q < lambda; ++q)
+    if (q != me)
+      for (std::int64_t r = first[q]; r < first[q + 1]; ++r) lrecv[q] += wants(me, r) ? 1 : 0;
+  MPI_Alltoall(ecount.data(), 1, MPI_INT, erecv.data(), 1, MPI_INT, comm_);
+  std::vector<int> ldispl(lambda, 0), edispl(lambda, 0), lrdispl(lambda, 0), erdispl(lambda, 0);
+  std::exclusive_scan(lcount.begin(), lcount.end(), ldispl.begin(), 0);
+  std::exclusive_scan(ecount.begin(), ecount.end(), edispl.begin(), 0);
+  std::exclusive_scan(lrecv.begin(), lrecv.end(), lrdispl.begin(), 0);
+  std::exclusive_scan(erecv.begin(), erecv.end(), erdispl.begin(), 0);
+  std::vector<std::int64_t> lin(static_cast<std::size_t>(lrdispl[lambda - 1]) + lrecv[lambda - 1]);
+  std::vector<int> cin(static_cast<std::size_t>(erdispl[lambda - 1]) + erecv[lambda - 1]);
+  std::vector<double> vin(cin.size());
+  MPI_Alltoallv(lsend.data(), lcount.data(), ldispl.data(), MPI_INT64_T, lin.data(), lrecv.data(), lrdispl.data(),
+                MPI_INT64_T, comm_);
+  MPI_Alltoallv(csend.data(), ecount.data(), edispl.data(), MPI_INT, cin.data(), erecv.data(), erdispl.data(), MPI_INT,
+                comm_);
+  MPI_Alltoallv(vsend.data(), ecount.data(), edispl.data(), MPI_DOUBLE, vin.data(), erecv.data(), erdispl.data(),
+                MPI_DOUBLE, comm_);
+
+  // 3. The tile for me: my own slice in full, the received rows in place, everything else empty.
+  Csr out(rows, mine.ncols);
+  std::size_t li = 0;
+  for (int q = 0; q < lambda; ++q) {
+    for (std::int64_t r = first[q]; r < first[q + 1]; ++r) {
+      std::int64_t n = 0;
+      if (q == me)
+        n = mine.rowptr[r - first[q] + 1] - mine.rowptr[r - first[q]];
+      else if (wants(me, r))
+        n = lin[li++];
+      out.rowptr[r + 1] = out.rowptr[r] + n;
+    }
+  }
+  out.col.resize(out.rowptr[rows]);
+  out.val.resize(out.rowptr[rows]);
+  std::size_t e = 0;
+  for (int q = 0; q < lambda; ++q) {
+    if (q == me) {
+      std::copy(mine.col.begin(), mine.col.end(), out.col.begin() + out.rowptr[first[q]]);
+      std::copy(mine.val.begin(), mine.val.end(), out.val.begin() + out.rowptr[first[q]]);
+      continue;
+    }
+    const std::int64_t at = out.rowptr[first[q]], n = out.rowptr[first[q + 1]] - at;
+    std::copy(cin.begin() + e, cin.begin() + e + n, out.col.begin() + at);
+    std::copy(vin.begin() + e, vin.begin() + e + n, out.val.begin() + at);
+    e += n;
+  }
+  for (int q = 0; q < lambda; ++q) {
+    if (q == me) continue;
+    if (sent) *sent += static_cast<std::uint64_t>(bytes) + 8u * lcount[q] + 12u * static_cast<std::uint64_t>(ecount[q]);
+    if (received)
+      *received += static_cast<std::uint64_t>(bytes) + 8u * lrecv[q] + 12u * static_cast<std::uint64_t>(erecv[q]);
+  }
+  return out;
+}
+
 }  // namespace Trident
