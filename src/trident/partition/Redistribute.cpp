@@ -76,18 +76,29 @@ Triplets exchangeTriplets(const Triplets& in, const std::vector<int>& dest, MPI_
 OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B, const RankOf& rank_of,
                            int my_unit, int my_k, MPI_Comm comm, std::vector<std::uint64_t>* bytes_to) {
   const TileGrid& g = L.grid;
+  // Entries come row by row: the row's block and slice are looked up once per row.
   std::vector<int> dest(A.size());
+  std::int64_t lastRow = -1;
+  int i = 0, slice = 0;
   for (std::size_t t = 0; t < A.size(); ++t) {
-    const int i = L.row_block(A.row[t]);
-    const int s = L.inner_block(A.col[t]);
-    dest[t] = rank_of(g.a_owner(i, s), L.a_slice_of(i, A.row[t]));
+    if (A.row[t] != lastRow) {
+      lastRow = A.row[t];
+      i = L.row_block(lastRow);
+      slice = L.a_slice_of(i, lastRow);
+    }
+    dest[t] = rank_of(g.a_owner(i, L.inner_block(A.col[t])), slice);
   }
   Triplets myA = exchangeTriplets(A, dest, comm, bytes_to);
   dest.resize(B.size());
+  lastRow = -1;
+  int s = 0;
   for (std::size_t t = 0; t < B.size(); ++t) {
-    const int s = L.inner_block(B.row[t]);
-    const int j = L.col_block(B.col[t]);
-    dest[t] = rank_of(g.b_owner(s, j), L.b_slice_of(s, B.row[t]));
+    if (B.row[t] != lastRow) {
+      lastRow = B.row[t];
+      s = L.inner_block(lastRow);
+      slice = L.b_slice_of(s, lastRow);
+    }
+    dest[t] = rank_of(g.b_owner(s, L.col_block(B.col[t])), slice);
   }
   Triplets myB = exchangeTriplets(B, dest, comm, bytes_to);
 
