@@ -1,0 +1,863 @@
+#include "Trident_MCL.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <istream>
+#include <map>
+#include <numeric>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+#include <mpi.h>
+#include <Teuchos_DefaultMpiComm.hpp>
+#include <Teuchos_ParameterList.hpp>
+#include <Tpetra_Import.hpp>
+#include <Tpetra_RowMatrixTransposer.hpp>
+#include <Tpetra_Vector.hpp>
+
+#include "Trident_MatrixMatrix.hpp"
+
+namespace Trident {
+namespace mcl {
+
+namespace {
+
+using GO_ = long long;
+using import_type = Tpetra::Import<LO, GO, Node>;
+using vector_type = Tpetra::Vector<double, LO, GO, Node>;
+
+MPI_Comm rawComm(const comm_ptr& comm) {
+  auto mc = Teuchos::rcp_dynamic_cast<const Teuchos::MpiComm<int>>(comm);
+  if (mc.is_null()) return MPI_COMM_SELF;
+  return *mc->getRawMpiComm();
+}
+
+double now() { return MPI_Wtime(); }
+
+// mcl stores matrix values as float; values are rounded where mcl stores them.
+inline double store(double v, bool flt) { return flt ? static_cast<double>(static_cast<float>(v)) : v; }
+
+// mclvKBar(KBAR_SELECT_LARGE): the k-th largest value among those < ignore (k >= n: -FLT_MAX).
+double kBarLarge(const std::vector<double>& v, std::size_t k, double ignore) {
+  if (k >= v.size()) return -FLT_MAX;
+  std::vector<double> w;
+  w.reserve(v.size());
+  for (double x : v)
+    if (x < ignore) w.push_back(x);
+  if (w.empty()) return FLT_MAX;  // cannot happen where mcl calls it
+  if (w.size() <= k) return *std::min_element(w.begin(), w.end());
+  std::nth_element(w.begin(), w.begin() + (k - 1), w.end(), std::greater<double>());
+  return w[k - 1];
+}
+
+// mclvKBar(KBAR_SELECT_SMALL): the k-th smallest value among those >= ignore (k >= n: FLT_MAX).
+double kBarSmall(const std::vector<double>& v, std::size_t k, double ignore) {
+  if (k >= v.size()) return FLT_MAX;
+  std::vector<double> w;
+  w.reserve(v.size());
+  for (double x : v)
+    if (x >= ignore) w.push_back(x);
+  if (w.empty()) return -FLT_MAX;
+  if (w.size() <= k) return *std::max_element(w.begin(), w.end());
+  std::nth_element(w.begin(), w.begin() + (k - 1), w.end());
+  return w[k - 1];
+}
+
+// Keeps entries with value >= bar (mclvSelectGqBar); returns the kept mass.
+double selectGq(std::vector<long long>& idx, std::vector<double>& val, double bar) {
+  std::size_t w = 0;
+  double mass = 0;
+  for (std::size_t r = 0; r < val.size(); ++r) {
+    if (val[r] >= bar) {
+      mass += val[r];
+      idx[w] = idx[r];
+      val[w] = val[r];
+      ++w;
+    }
+  }
+  idx.resize(w);
+  val.resize(w);
+  return mass;
+}
+
+// Local CSR block of rows with global column indices.
+struct LocalRows {
+  std::vector<std::size_t> ptr{0};
+  std::vector<GO_> col;
+  std::vector<double> val;
+  void clear() {
+    ptr.assign(1, 0);
+    col.clear();
+    val.clear();
+  }
+};
+
+Teuchos::RCP<crs_matrix_type> buildMatrix(const Teuchos::RCP<const map_type>& rowMap, const LocalRows& rows) {
+  const std::size_t nloc = rowMap->getNodeNumElements();
+  Teuchos::Array<std::size_t> counts(nloc);
+  for (std::size_t i = 0; i < nloc; ++i) counts[i] = rows.ptr[i + 1] - rows.ptr[i];
+  auto M = Teuchos::rcp(new crs_matrix_type(rowMap, counts()));
+  for (std::size_t i = 0; i < nloc; ++i) {
+    const std::size_t b = rows.ptr[i], e = rows.ptr[i + 1];
+    if (e > b)
+      M->insertGlobalValues(rowMap->getGlobalElement(static_cast<LO>(i)), static_cast<LO>(e - b),
+                            rows.val.data() + b, rows.col.data() + b);
+  }
+  M->fillComplete(rowMap, rowMap);
+  return M;
+}
+
+// mcl's inflation of one column: power, then normalize (mclvInflate).
+void inflate(std::vector<double>& val, double power, bool flt) {
+  double sum = 0;
+  for (double& v : val) {
+    v = store(std::pow(v, power), flt);
+    sum += v;
+  }
+  if (sum > 0)
+    for (double& v : val) v = store(v / sum, flt);
+}
+
+void multiply(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C, const Options& opt) {
+  auto params = Teuchos::rcp(new Teuchos::ParameterList());
+  params->set("trident: algorithm", opt.algorithm);
+  if (opt.ranks_per_group > 0) params->set("trident: ranks per group", opt.ranks_per_group);
+  Trident::MatrixMatrix::Multiply(A, false, B, false, C, true, "trident-mcl", params);
+}
+
+MultiplyStats lastMultiplyStats() { return Trident::MatrixMatrix::lastStats(); }
+
+void addTimes(PhaseTimes& a, const PhaseTimes& b) {
+  a.redistribute_in += b.redistribute_in;
+  a.gi_wait += b.gi_wait;
+  a.li_allgather += b.li_allgather;
+  a.local_multiply += b.local_multiply;
+  a.accumulate += b.accumulate;
+  a.redistribute_out += b.redistribute_out;
+  a.total += b.total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interpretation (rank 0): mclInterpret on the DAG, clmEnstrict (overlap: cut), sort revsize.
+struct Interpretation {
+  std::vector<std::vector<GO_>> clusters;
+  long long overlap = 0, missing = 0;
+};
+
+Interpretation interpret(GO_ n, const std::vector<GO_>& src, const std::vector<GO_>& dst) {
+  // Out-adjacency (CSR) of the DAG: i -> j for every entry j kept in column i of the limit.
+  std::vector<GO_> ptr(n + 1, 0);
+  for (GO_ s : src) ptr[s + 1]++;
+  for (GO_ i = 0; i < n; ++i) ptr[i + 1] += ptr[i];
+  std::vector<GO_> adj(src.size());
+  {
+    std::vector<GO_> fill(ptr.begin(), ptr.end() - 1);
+    for (std::size_t e = 0; e < src.size(); ++e) adj[fill[src[e]]++] = dst[e];
+  }
+  for (GO_ i = 0; i < n; ++i) std::sort(adj.begin() + ptr[i], adj.begin() + ptr[i + 1]);
+
+  std::vector<char> attr(n, 0);
+  for (GO_ i = 0; i < n; ++i)
+    attr[i] = std::binary_search(adj.begin() + ptr[i], adj.begin() + ptr[i + 1], i) ? 1 : 0;
+
+  // Attractor systems: connected components of the (symmetrized) DAG restricted to attractors.
+  std::vector<GO_> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](GO_ x) {
+    while (parent[x] != x) {
+      parent[x] = parent[parent[x]];
+      x = parent[x];
+    }
+    return x;
+  };
+  for (GO_ i = 0; i < n; ++i) {
+    if (!attr[i]) continue;
+    for (GO_ e = ptr[i]; e < ptr[i + 1]; ++e) {
+      GO_ j = adj[e];
+      if (attr[j]) {
+        GO_ a = find(i), b = find(j);
+        if (a != b) parent[std::max(a, b)] = std::min(a, b);
+      }
+    }
+  }
+  std::map<GO_, std::vector<GO_>> compMembers;  // root -> attractors (ascending)
+  for (GO_ i = 0; i < n; ++i)
+    if (attr[i]) compMembers[find(i)].push_back(i);
+  // mcl orders the components by size (descending), then lexicographically.
+  std::vector<std::vector<GO_>> comps;
+  comps.reserve(compMembers.size());
+  for (auto& kv : compMembers) comps.push_back(std::move(kv.second));
+  std::sort(comps.begin(), comps.end(), [](const std::vector<GO_>& a, const std::vector<GO_>& b) {
+    if (a.size() != b.size()) return a.size() > b.size();
+    return a < b;
+  });
+  std::vector<GO_> compOf(n, -1);
+  for (std::size_t c = 0; c < comps.size(); ++c)
+    for (GO_ a : comps[c]) compOf[a] = static_cast<GO_>(c);
+
+  // Reach(v): ids of the attractor systems reachable from v (v included), over the whole DAG.
+  // Strongly connected components (iterative Tarjan) make this linear up to the set sizes.
+  std::vector<GO_> index(n, -1), low(n, 0), sccOf(n, -1);
+  std::vector<char> onStack(n, 0);
+  std::vector<GO_> stack, sccOrder;  // SCCs are numbered in reverse topological order
+  std::vector<std::vector<GO_>> reach;
+  GO_ counter = 0;
+  std::vector<std::pair<GO_, GO_>> work;  // (node, next edge offset)
+  for (GO_ root = 0; root < n; ++root) {
+    if (index[root] >= 0) continue;
+    work.emplace_back(root, ptr[root]);
+    index[root] = low[root] = counter++;
+    stack.push_back(root);
+    onStack[root] = 1;
+    while (!work.empty()) {
+      GO_ v = work.back().first;
+      GO_& e = work.back().second;
+      if (e < ptr[v + 1]) {
+        GO_ w = adj[e++];
+        if (index[w] < 0) {
+          index[w] = low[w] = counter++;
+          stack.push_back(w);
+          onStack[w] = 1;
+          work.emplace_back(w, ptr[w]);
+        } else if (onStack[w]) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      // v done
+      if (low[v] == index[v]) {
+        GO_ id = static_cast<GO_>(reach.size());
+        std::vector<GO_> members;
+        while (true) {
+          GO_ w = stack.back();
+          stack.pop_back();
+          onStack[w] = 0;
+          sccOf[w] = id;
+          members.push_back(w);
+          if (w == v) break;
+        }
+        std::vector<GO_> r;
+        for (GO_ w : members) {
+          if (attr[w]) r.push_back(compOf[w]);
+          for (GO_ f = ptr[w]; f < ptr[w + 1]; ++f) {
+            GO_ s = sccOf[adj[f]];
+            if (s >= 0 && s != id) r.insert(r.end(), reach[s].begin(), reach[s].end());
+          }
+        }
+        std::sort(r.begin(), r.end());
+        r.erase(std::unique(r.begin(), r.end()), r.end());
+        reach.push_back(std::move(r));
+      }
+      work.pop_back();
+      if (!work.empty()) {
+        GO_ u = work.back().first;
+        low[u] = std::min(low[u], low[v]);
+      }
+    }
+  }
+
+  Interpretation out;
+  std::vector<std::vector<GO_>> cls(comps.size());
+  for (std::size_t c = 0; c < comps.size(); ++c) cls[c] = comps[c];
+  std::vector<GO_> truants;
+  std::vector<GO_> ids;
+  for (GO_ d = 0; d < n; ++d) {
+    if (attr[d]) continue;
+    ids.clear();
+    for (GO_ f = ptr[d]; f < ptr[d + 1]; ++f) {
+      const auto& r = reach[sccOf[adj[f]]];
+      ids.insert(ids.end(), r.begin(), r.end());
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    if (ids.empty()) {
+      truants.push_back(d);
+      continue;
+    }
+    // Overlap, mode cut: a node stays in the first cluster it occurs in.
+    if (ids.size() > 1) out.overlap++;
+    cls[ids[0]].push_back(d);
+  }
+  if (!truants.empty()) {
+    out.missing = static_cast<long long>(truants.size());
+    cls.push_back(truants);
+  }
+  for (auto& c : cls) std::sort(c.begin(), c.end());
+  cls.erase(std::remove_if(cls.begin(), cls.end(), [](const std::vector<GO_>& c) { return c.empty(); }),
+            cls.end());
+  canonicalize(cls);
+  out.clusters = std::move(cls);
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+namespace detail {
+
+double pruneColumn(std::vector<long long>& idx, std::vector<double>& val, long long self, const Options& opt,
+                   double* mass_kept) {
+  const bool flt = opt.float_values;
+  const std::size_t R = opt.recover_number > 0 ? static_cast<std::size_t>(opt.recover_number) : 0;
+  const std::size_t S = opt.select_number > 0 ? static_cast<std::size_t>(opt.select_number) : 0;
+  const double pct = opt.recover_pct;
+  const double cut = opt.prune_number > 0 ? 0.99999 / static_cast<double>(opt.prune_number) : 0.0;
+
+  double maxval = 0, center = 0;  // vecMeasure on the un-pruned column
+  for (double v : val) {
+    center += v * v;
+    if (v > maxval) maxval = v;
+  }
+  std::vector<long long> fullIdx;
+  std::vector<double> fullVal;
+  if (R) {
+    fullIdx = idx;
+    fullVal = val;
+  }
+  const std::size_t nFull = val.size();
+  double massPrune = selectGq(idx, val, cut);
+  const std::size_t nPrune = val.size();
+  double massFinal = massPrune;
+
+  if (!R && val.empty()) {  // emergency measure: a loop
+    idx.assign(1, self);
+    val.assign(1, 1.0);
+    massFinal = 0;
+  }
+  if (R && nPrune < R && massPrune < pct) {
+    // Recover to at most R entries from the un-pruned column.
+    double rbar = nFull > R ? kBarLarge(fullVal, R - nPrune, cut) : 0.0;
+    idx.swap(fullIdx);
+    val.swap(fullVal);
+    massFinal = selectGq(idx, val, rbar);
+  } else if (S && nPrune > S) {
+    std::vector<long long> postIdx;
+    std::vector<double> postVal;
+    if (R) {
+      postIdx = idx;
+      postVal = val;
+    }
+    double sbar = nPrune >= 2 * S ? kBarLarge(val, S, FLT_MAX) : kBarSmall(val, nPrune - S + 1, -FLT_MAX);
+    double massSelect = selectGq(idx, val, sbar);
+    const std::size_t nSelect = val.size();
+    massFinal = massSelect;
+    if (R && nSelect < R && massSelect < pct) {
+      double rbar = nPrune > R ? kBarLarge(postVal, R - nSelect, sbar) : 0.0;
+      idx.swap(postIdx);
+      val.swap(postVal);
+      massFinal = selectGq(idx, val, rbar);
+    }
+  }
+  if (massFinal != 0)
+    for (double& v : val) v = store(v / massFinal, flt);
+  if (mass_kept) *mass_kept = massFinal;
+  return (maxval - center) * static_cast<double>(val.size());
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------------
+void applyScheme(Options& o, int scheme) {
+  static const int dir[7][4] = {{3000, 400, 500, 90},   {4000, 500, 600, 90},   {5000, 600, 700, 90},
+                                {6000, 700, 800, 90},   {7000, 800, 900, 90},   {10000, 1100, 1400, 90},
+                                {10000, 1200, 1600, 90}};
+  if (scheme < 1 || scheme > 7) throw std::invalid_argument("mcl: -scheme must be in 1..7");
+  o.prune_number = dir[scheme - 1][0];
+  o.select_number = dir[scheme - 1][1];
+  o.recover_number = dir[scheme - 1][2];
+  o.recover_pct = dir[scheme - 1][3] / 100.0;
+}
+
+Result cluster(const crs_matrix_type& A, const Options& opt) {
+  const double t0 = now();
+  const comm_ptr comm = A.getComm();
+  const MPI_Comm mpicomm = rawComm(comm);
+  const int rank = comm->getRank();
+  const bool flt = opt.float_values;
+  std::ostream* log = rank == 0 ? opt.progress : nullptr;
+
+  if (!A.isFillComplete()) throw std::invalid_argument("mcl: the input matrix must be fill-complete");
+  if (A.getGlobalNumRows() != A.getGlobalNumCols())
+    throw std::invalid_argument("mcl: the input matrix must be square");
+  if (!(opt.inflation > 0)) throw std::invalid_argument("mcl: inflation must be > 0");
+  if (opt.algorithm != "trident" && opt.algorithm != "summa" && opt.algorithm != "tpetra")
+    throw std::invalid_argument("mcl: unknown algorithm '" + opt.algorithm + "' (trident|summa|tpetra)");
+
+  Result res;
+  res.n = static_cast<long long>(A.getGlobalNumRows());
+
+  // T0 = M0^T: row i of T0 = column i of A (loops adjusted), normalized.
+  Teuchos::RCP<crs_matrix_type> T;
+  Teuchos::RCP<const map_type> R;
+  {
+    Tpetra::RowMatrixTransposer<Scalar, LO, GO, Node> transposer(Teuchos::rcpFromRef(A));
+    Teuchos::RCP<crs_matrix_type> At = transposer.createTranspose();
+    R = At->getRowMap();
+    const auto colMap = At->getColMap();
+    const std::size_t nloc = R->getNodeNumElements();
+    LocalRows rows;
+    std::vector<GO_> idx;
+    std::vector<double> val;
+    for (std::size_t i = 0; i < nloc; ++i) {
+      const GO_ g = R->getGlobalElement(static_cast<LO>(i));
+      typename crs_matrix_type::local_inds_host_view_type inds;
+      typename crs_matrix_type::values_host_view_type vals;
+      At->getLocalRowView(static_cast<LO>(i), inds, vals);
+      idx.clear();
+      val.clear();
+      for (std::size_t k = 0; k < inds.extent(0); ++k) {
+        const GO_ c = colMap->getGlobalElement(inds(k));
+        if (opt.discard_loops && c == g) continue;
+        if (vals(k) == 0) continue;
+        idx.push_back(c);
+        val.push_back(store(vals(k), flt));
+      }
+      if (opt.discard_loops) {  // mclxAdjustLoops(mclxLoopCBmax): loop = max (1 if none)
+        double mx = 0;
+        for (double v : val) mx = std::max(mx, v);
+        idx.push_back(g);
+        val.push_back(mx != 0 ? mx : 1.0);
+      }
+      if (opt.loop_scale >= 0)
+        for (std::size_t k = 0; k < idx.size(); ++k)
+          if (idx[k] == g) val[k] = store(val[k] * opt.loop_scale, flt);
+      double sum = 0;
+      for (double v : val) sum += v;
+      if (sum != 0)
+        for (double& v : val) v = store(v / sum, flt);
+      rows.col.insert(rows.col.end(), idx.begin(), idx.end());
+      rows.val.insert(rows.val.end(), val.begin(), val.end());
+      rows.ptr.push_back(rows.col.size());
+    }
+    T = buildMatrix(R, rows);
+  }
+  const std::size_t nloc = R->getNodeNumElements();
+  if (log) {
+    *log << "trident-mcl: n=" << res.n << " nnz=" << T->getGlobalNumEntries() << " P=" << comm->getSize()
+         << " algorithm=" << opt.algorithm << " I=" << opt.inflation << " P(prune)=" << opt.prune_number
+         << " S=" << opt.select_number << " R=" << opt.recover_number << " pct=" << opt.recover_pct * 100
+         << "\n";
+    *log << " ite  nnz(in)     nnz(expand)  nnz(prune)   chaos     ph  t_exp   [red_in gi_wait li_ag  "
+            "local  accum  red_out]  t_prune  Gi_bytes      Li_bytes\n";
+  }
+
+  LocalRows next;
+  std::vector<GO_> idx;
+  std::vector<double> val;
+  for (int it = 1; it <= opt.max_iter; ++it) {
+    IterationInfo info;
+    info.iteration = it;
+    info.nnz_before = static_cast<long long>(T->getGlobalNumEntries());
+
+    // ---- choose the number of phases from a flops-based upper bound on the product size ----
+    std::vector<double> rowFlops(nloc, 0.0);
+    double localFlops = 0;
+    {
+      vector_type rowNnz(T->getDomainMap());
+      {
+        auto d = rowNnz.getLocalViewHost();
+        for (std::size_t i = 0; i < nloc; ++i) d(i, 0) = static_cast<double>(T->getNumEntriesInLocalRow(static_cast<LO>(i)));
+      }
+      vector_type colNnz(T->getColMap());
+      import_type imp(T->getDomainMap(), T->getColMap());
+      colNnz.doImport(rowNnz, imp, Tpetra::INSERT);
+      auto c = colNnz.getLocalViewHost();
+      for (std::size_t i = 0; i < nloc; ++i) {
+        typename crs_matrix_type::local_inds_host_view_type inds;
+        typename crs_matrix_type::values_host_view_type vals;
+        T->getLocalRowView(static_cast<LO>(i), inds, vals);
+        double f = 0;
+        for (std::size_t k = 0; k < inds.extent(0); ++k) f += c(inds(k), 0);
+        rowFlops[i] = std::min(f, static_cast<double>(res.n));  // a product row has <= n entries
+        localFlops += rowFlops[i];
+      }
+    }
+    int phases = 1;
+    if (opt.force_phases > 0) {
+      phases = opt.force_phases;
+    } else if (opt.memory_budget_mb > 0) {
+      // Upper bound on the un-pruned product: sum over rows of min(flops, n) entries, about 24
+      // bytes each while the multiply builds it (value, index, workspace).
+      const double bytes = localFlops * 24.0;
+      const double budget = opt.memory_budget_mb * 1024.0 * 1024.0;
+      int mine = static_cast<int>(std::min(1e6, std::ceil(bytes / budget)));
+      MPI_Allreduce(&mine, &phases, 1, MPI_INT, MPI_MAX, mpicomm);
+      phases = std::max(phases, 1);
+    }
+    info.phases = phases;
+    // Slice boundaries: contiguous local rows with about equal flops.
+    std::vector<std::size_t> bounds(phases + 1, nloc);
+    bounds[0] = 0;
+    {
+      double acc = 0;
+      int p = 1;
+      for (std::size_t i = 0; i < nloc && p < phases; ++i) {
+        acc += rowFlops[i];
+        while (p < phases && acc >= localFlops * p / phases) bounds[p++] = i + 1;
+      }
+      for (int q = 1; q <= phases; ++q) bounds[q] = std::max(bounds[q], bounds[q - 1]);
+    }
+
+    next.clear();
+    double localChaos = 0;
+    long long localExpanded = 0;
+    double tExpand = 0, tPrune = 0;
+    for (int p = 0; p < phases; ++p) {
+      // A_p: T restricted to the slice's rows (all of T when there is one phase).
+      Teuchos::RCP<const crs_matrix_type> Ap = T;
+      if (phases > 1) {
+        Teuchos::ArrayRCP<std::size_t> rp(nloc + 1, 0);
+        std::vector<LO> ci;
+        std::vector<double> cv;
+        for (std::size_t i = 0; i < nloc; ++i) {
+          if (i >= bounds[p] && i < bounds[p + 1]) {
+            typename crs_matrix_type::local_inds_host_view_type inds;
+            typename crs_matrix_type::values_host_view_type vals;
+            T->getLocalRowView(static_cast<LO>(i), inds, vals);
+            for (std::size_t k = 0; k < inds.extent(0); ++k) {
+              ci.push_back(inds(k));
+              cv.push_back(vals(k));
+            }
+          }
+          rp[i + 1] = ci.size();
+        }
+        Teuchos::ArrayRCP<LO> aci(ci.size());
+        Teuchos::ArrayRCP<double> acv(cv.size());
+        std::copy(ci.begin(), ci.end(), aci.begin());
+        std::copy(cv.begin(), cv.end(), acv.begin());
+        auto M = Teuchos::rcp(new crs_matrix_type(R, T->getColMap(), rp, aci, acv));
+        M->expertStaticFillComplete(T->getDomainMap(), T->getRangeMap(), T->getGraph()->getImporter(),
+                                    T->getGraph()->getExporter());
+        Ap = M;
+      }
+      // ---- expansion: the only un-pruned product alive ----
+      auto C = Teuchos::rcp(new crs_matrix_type(R, 0));
+      MPI_Barrier(mpicomm);
+      double ta = now();
+      multiply(*Ap, *T, *C, opt);
+      tExpand += now() - ta;
+      Ap = Teuchos::null;
+      {
+        const MultiplyStats& s = lastMultiplyStats();
+        ReducedStats rs = reduceStats(s, mpicomm);
+        addTimes(info.expand_phases, rs.max.times);
+        info.gi_bytes += rs.total.gi_bytes_recv;
+        info.li_bytes += rs.total.li_bytes_recv;
+      }
+      // ---- prune, inflate the slice's columns (local rows) ----
+      double tb = now();
+      const auto cmap = C->getColMap();
+      for (std::size_t i = bounds[p]; i < bounds[p + 1]; ++i) {
+        typename crs_matrix_type::local_inds_host_view_type inds;
+        typename crs_matrix_type::values_host_view_type vals;
+        C->getLocalRowView(static_cast<LO>(i), inds, vals);
+        idx.clear();
+        val.clear();
+        for (std::size_t k = 0; k < inds.extent(0); ++k) {
+          const double v = store(vals(k), flt);
+          if (v == 0) continue;
+          idx.push_back(cmap->getGlobalElement(inds(k)));
+          val.push_back(v);
+        }
+        localExpanded += static_cast<long long>(idx.size());
+        const GO_ g = R->getGlobalElement(static_cast<LO>(i));
+        localChaos = std::max(localChaos, detail::pruneColumn(idx, val, g, opt));
+        inflate(val, opt.inflation, flt);
+        next.col.insert(next.col.end(), idx.begin(), idx.end());
+        next.val.insert(next.val.end(), val.begin(), val.end());
+        next.ptr.push_back(next.col.size());
+      }
+      C = Teuchos::null;
+      tPrune += now() - tb;
+    }
+    // Rows outside every slice cannot exist (bounds cover [0, nloc)); rebuild T.
+    double tb = now();
+    T = Teuchos::null;
+    T = buildMatrix(R, next);
+    tPrune += now() - tb;
+
+    double loc[3] = {localChaos, tExpand, tPrune}, glob[3];
+    MPI_Allreduce(loc, glob, 3, MPI_DOUBLE, MPI_MAX, mpicomm);
+    long long e = localExpanded, eg = 0;
+    MPI_Allreduce(&e, &eg, 1, MPI_LONG_LONG, MPI_SUM, mpicomm);
+    info.chaos = glob[0];
+    info.time_expand = glob[1];
+    info.time_prune = glob[2];
+    info.nnz_expanded = eg;
+    info.nnz_pruned = static_cast<long long>(T->getGlobalNumEntries());
+    res.history.push_back(info);
+    res.time_expand += info.time_expand;
+    res.iterations = it;
+    if (log) {
+      const PhaseTimes& pt = info.expand_phases;
+      *log << std::setw(4) << it << "  " << std::setw(10) << info.nnz_before << "  " << std::setw(11)
+           << info.nnz_expanded << "  " << std::setw(11) << info.nnz_pruned << "  " << std::setw(8)
+           << std::fixed << std::setprecision(4) << info.chaos << "  " << std::setw(3) << info.phases << "  "
+           << std::setprecision(3) << std::setw(6) << info.time_expand << " [" << std::setw(6)
+           << pt.redistribute_in << " " << std::setw(6) << pt.gi_wait << " " << std::setw(6) << pt.li_allgather
+           << " " << std::setw(6) << pt.local_multiply << " " << std::setw(6) << pt.accumulate << " "
+           << std::setw(6) << pt.redistribute_out << "]  " << std::setw(6) << info.time_prune << "  "
+           << std::setw(12) << info.gi_bytes << "  " << std::setw(12) << info.li_bytes << "\n"
+           << std::defaultfloat << std::flush;
+    }
+    if (info.chaos < opt.chaos_limit) {
+      res.converged = true;
+      break;
+    }
+  }
+
+  // ---- interpretation: the DAG of the limit (mclDag), gathered on rank 0 ----
+  std::vector<GO_> edges;  // pairs (src, dst)
+  {
+    const auto cmap = T->getColMap();
+    for (std::size_t i = 0; i < nloc; ++i) {
+      const GO_ g = R->getGlobalElement(static_cast<LO>(i));
+      typename crs_matrix_type::local_inds_host_view_type inds;
+      typename crs_matrix_type::values_host_view_type vals;
+      T->getLocalRowView(static_cast<LO>(i), inds, vals);
+      idx.clear();
+      val.clear();
+      double self = 0, maxv = -DBL_MAX;
+      for (std::size_t k = 0; k < inds.extent(0); ++k) {
+        const GO_ c = cmap->getGlobalElement(inds(k));
+        idx.push_back(c);
+        val.push_back(vals(k));
+        if (c == g) self = vals(k);
+        maxv = std::max(maxv, static_cast<double>(vals(k)));
+      }
+      if (idx.empty()) continue;
+      const double bar = self < maxv ? 0.999 * self + 0.001 * maxv : self / 1.01;
+      selectGq(idx, val, bar);
+      double sum = 0;
+      for (double v : val) sum += v;
+      if (sum != 0)
+        for (double& v : val) v = store(v / sum, flt);
+      selectGq(idx, val, 1.0 / static_cast<double>(val.size() + 1));
+      for (GO_ c : idx) {
+        edges.push_back(g);
+        edges.push_back(c);
+      }
+    }
+  }
+  T = Teuchos::null;
+  const int P = comm->getSize();
+  int mine = static_cast<int>(edges.size());
+  std::vector<int> counts(P), displs(P, 0);
+  MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, mpicomm);
+  std::vector<GO_> all;
+  if (rank == 0) {
+    for (int q = 1; q < P; ++q) displs[q] = displs[q - 1] + counts[q - 1];
+    all.resize(static_cast<std::size_t>(displs[P - 1]) + counts[P - 1]);
+  }
+  MPI_Gatherv(edges.data(), mine, MPI_LONG_LONG, all.data(), counts.data(), displs.data(), MPI_LONG_LONG, 0,
+              mpicomm);
+  std::vector<GO_> flat;  // [noverlap, nmissing, ncl, size_0, members..., size_1, ...]
+  if (rank == 0) {
+    std::vector<GO_> src(all.size() / 2), dst(all.size() / 2);
+    for (std::size_t e = 0; e < src.size(); ++e) {
+      src[e] = all[2 * e];
+      dst[e] = all[2 * e + 1];
+    }
+    all.clear();
+    Interpretation ip = interpret(res.n, src, dst);
+    flat.push_back(ip.overlap);
+    flat.push_back(ip.missing);
+    flat.push_back(static_cast<GO_>(ip.clusters.size()));
+    for (const auto& c : ip.clusters) {
+      flat.push_back(static_cast<GO_>(c.size()));
+      flat.insert(flat.end(), c.begin(), c.end());
+    }
+  }
+  long long flen = static_cast<long long>(flat.size());
+  MPI_Bcast(&flen, 1, MPI_LONG_LONG, 0, mpicomm);
+  flat.resize(flen);
+  MPI_Bcast(flat.data(), static_cast<int>(flen), MPI_LONG_LONG, 0, mpicomm);
+  res.overlap = flat[0];
+  res.missing = flat[1];
+  std::size_t pos = 3;
+  res.clusters.resize(flat[2]);
+  for (auto& c : res.clusters) {
+    GO_ sz = flat[pos++];
+    c.assign(flat.begin() + pos, flat.begin() + pos + sz);
+    pos += sz;
+  }
+  res.time_total = now() - t0;
+  double tt = res.time_total;
+  MPI_Allreduce(&tt, &res.time_total, 1, MPI_DOUBLE, MPI_MAX, mpicomm);
+  if (log) {
+    *log << "trident-mcl: " << res.clusters.size() << " clusters, " << res.iterations << " iterations"
+         << (res.converged ? "" : " (not converged)") << ", expansion " << res.time_expand << " s, total "
+         << res.time_total << " s";
+    if (res.overlap) *log << ", " << res.overlap << " nodes in overlap (cut)";
+    if (res.missing) *log << ", " << res.missing << " unclustered nodes (one cluster)";
+    *log << "\n";
+  }
+  return res;
+}
+
+// ---------------------------------------------------------------------------------------------
+void canonicalize(std::vector<std::vector<long long>>& clusters) {
+  for (auto& c : clusters) std::sort(c.begin(), c.end());
+  std::sort(clusters.begin(), clusters.end(), [](const std::vector<long long>& a, const std::vector<long long>& b) {
+    if (a.size() != b.size()) return a.size() > b.size();
+    return a < b;
+  });
+}
+
+void writeClusters(std::ostream& os, const std::vector<std::vector<long long>>& clusters, long long base) {
+  for (const auto& c : clusters) {
+    for (std::size_t k = 0; k < c.size(); ++k) {
+      if (k) os << '\t';
+      os << c[k] + base;
+    }
+    os << '\n';
+  }
+}
+
+std::vector<std::vector<long long>> readClusters(std::istream& is, long long base) {
+  std::vector<std::vector<long long>> out;
+  std::string line;
+  while (std::getline(is, line)) {
+    std::istringstream ls(line);
+    std::vector<long long> c;
+    long long x;
+    while (ls >> x) c.push_back(x - base);
+    if (!c.empty()) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<std::vector<long long>> readMclNativeClusters(std::istream& is) {
+  std::vector<std::vector<long long>> out;
+  std::string tok;
+  bool inMatrix = false, inBody = false;
+  std::vector<long long> cur;
+  bool haveCol = false;
+  while (is >> tok) {
+    if (!inMatrix) {
+      if (tok == "(mclmatrix") inMatrix = true;
+      continue;
+    }
+    if (!inBody) {
+      if (tok == "begin") inBody = true;
+      continue;
+    }
+    if (tok == ")") break;
+    if (tok == "$") {
+      out.push_back(cur);
+      cur.clear();
+      haveCol = false;
+      continue;
+    }
+    const auto colon = tok.find(':');
+    const long long v = std::stoll(colon == std::string::npos ? tok : tok.substr(0, colon));
+    if (!haveCol) {
+      haveCol = true;  // the column (cluster) id
+    } else {
+      cur.push_back(v);
+    }
+  }
+  return out;
+}
+
+double adjustedRandIndex(const std::vector<std::vector<long long>>& a, const std::vector<std::vector<long long>>& b,
+                         long long n) {
+  auto labels = [n](const std::vector<std::vector<long long>>& cl) {
+    std::vector<long long> lab(n, -1);
+    long long next = 0;
+    for (const auto& c : cl) {
+      for (long long x : c)
+        if (x >= 0 && x < n && lab[x] < 0) lab[x] = next;
+      ++next;
+    }
+    for (auto& l : lab)
+      if (l < 0) l = next++;
+    return lab;
+  };
+  const auto la = labels(a), lb = labels(b);
+  auto c2 = [](double x) { return x * (x - 1) / 2; };
+  std::map<std::pair<long long, long long>, long long> nij;
+  std::map<long long, long long> ai, bj;
+  for (long long x = 0; x < n; ++x) {
+    nij[{la[x], lb[x]}]++;
+    ai[la[x]]++;
+    bj[lb[x]]++;
+  }
+  double sij = 0, sa = 0, sb = 0;
+  for (const auto& kv : nij) sij += c2(static_cast<double>(kv.second));
+  for (const auto& kv : ai) sa += c2(static_cast<double>(kv.second));
+  for (const auto& kv : bj) sb += c2(static_cast<double>(kv.second));
+  const double total = c2(static_cast<double>(n));
+  if (total == 0) return 1.0;
+  const double expected = sa * sb / total;
+  const double maxIndex = 0.5 * (sa + sb);
+  if (maxIndex == expected) return 1.0;  // both trivial and identical partitions
+  return (sij - expected) / (maxIndex - expected);
+}
+
+void writeMclNative(const std::string& path, const crs_matrix_type& A) {
+  const comm_ptr comm = A.getComm();
+  const MPI_Comm mpicomm = rawComm(comm);
+  const int rank = comm->getRank(), P = comm->getSize();
+  std::vector<long long> trip;  // (row, col) pairs
+  std::vector<double> vals;
+  const auto rmap = A.getRowMap();
+  const auto cmap = A.getColMap();
+  for (std::size_t i = 0; i < A.getNodeNumRows(); ++i) {
+    typename crs_matrix_type::local_inds_host_view_type inds;
+    typename crs_matrix_type::values_host_view_type v;
+    A.getLocalRowView(static_cast<LO>(i), inds, v);
+    for (std::size_t k = 0; k < inds.extent(0); ++k) {
+      trip.push_back(rmap->getGlobalElement(static_cast<LO>(i)));
+      trip.push_back(cmap->getGlobalElement(inds(k)));
+      vals.push_back(v(k));
+    }
+  }
+  int mine = static_cast<int>(vals.size());
+  std::vector<int> counts(P), displs(P, 0), counts2(P), displs2(P, 0);
+  MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, mpicomm);
+  std::vector<long long> allT;
+  std::vector<double> allV;
+  if (rank == 0) {
+    for (int q = 0; q < P; ++q) {
+      counts2[q] = 2 * counts[q];
+      if (q) {
+        displs[q] = displs[q - 1] + counts[q - 1];
+        displs2[q] = 2 * displs[q];
+      }
+    }
+    allV.resize(static_cast<std::size_t>(displs[P - 1]) + counts[P - 1]);
+    allT.resize(2 * allV.size());
+  }
+  MPI_Gatherv(trip.data(), 2 * mine, MPI_LONG_LONG, allT.data(), counts2.data(), displs2.data(), MPI_LONG_LONG, 0,
+              mpicomm);
+  MPI_Gatherv(vals.data(), mine, MPI_DOUBLE, allV.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, mpicomm);
+  int ok = 1;
+  if (rank == 0) {
+    std::vector<std::vector<std::pair<long long, double>>> cols(A.getGlobalNumCols());
+    for (std::size_t e = 0; e < allV.size(); ++e) cols[allT[2 * e + 1]].emplace_back(allT[2 * e], allV[e]);
+    std::ofstream os(path);
+    os << "(mclheader\nmcltype matrix\ndimensions " << A.getGlobalNumRows() << "x" << A.getGlobalNumCols()
+       << "\n)\n(mclmatrix\nbegin\n";
+    os << std::setprecision(17);
+    for (std::size_t j = 0; j < cols.size(); ++j) {
+      if (cols[j].empty()) continue;
+      std::sort(cols[j].begin(), cols[j].end());
+      os << j;
+      for (const auto& e : cols[j]) os << ' ' << e.first << ':' << e.second;
+      os << " $\n";
+    }
+    os << ")\n";
+    ok = os.good() ? 1 : 0;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, mpicomm);
+  if (!ok) throw std::runtime_error("mcl: cannot write " + path);
+}
+
+}  // namespace mcl
+}  // namespace Trident

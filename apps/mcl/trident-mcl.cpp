@@ -1,0 +1,167 @@
+// trident-mcl: Markov clustering of a Matrix Market graph with Trident's distributed SpGEMM.
+// Options follow mcl's where the meaning is the same; see apps/mcl/README.md.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+#include <Tpetra_Core.hpp>
+
+#include "Trident_MCL.hpp"
+#include "Trident_MatrixMarket.hpp"
+
+namespace {
+
+const char* usage =
+    "usage: trident-mcl <graph.mtx> [options]\n"
+    "  -I <num>              inflation (default 2.0)\n"
+    "  -o <file>             output file, '-' for stdout (default out.<graph>.I<inflation>)\n"
+    "  -p <num> | -P <int>   pruning cutoff, or its inverse (default -P 10000)\n"
+    "  -S <int>              selection number (default 1100)\n"
+    "  -R <int>              recovery number (default 1400)\n"
+    "  -pct <int>            recovery percentage (default 90)\n"
+    "  -scheme <1..7>        mcl's preset pruning schemes (default 6)\n"
+    "  -c <num>              multiply loop weights by <num>\n"
+    "  --discard-loops=y|n   drop input loops and set loops to the column maximum (default y)\n"
+    "  -L <int> | --max-iter <int>   at most this many iterations (default 10000)\n"
+    "  --chaos-limit <num>   convergence bound on the chaos (default 0.0001)\n"
+    "  --algo trident|summa|tpetra   expansion SpGEMM (default trident)\n"
+    "  --ranks-per-group <int>       Trident's lambda (default: ranks per shared-memory node)\n"
+    "  --memory-budget <MB>  per-rank budget for one un-pruned product; larger products are\n"
+    "                        expanded in column phases (default: no limit)\n"
+    "  --phases <int>        force this many expansion phases\n"
+    "  --double              keep values in double precision (mcl uses single)\n"
+    "  -q                    no per-iteration progress\n";
+
+bool takeValue(int& a, int argc, char** argv, const std::string& name, std::string& value) {
+  std::string arg = argv[a];
+  if (arg == name) {
+    if (a + 1 >= argc) throw std::invalid_argument("option " + name + " needs a value");
+    value = argv[++a];
+    return true;
+  }
+  if (arg.rfind(name + "=", 0) == 0) {
+    value = arg.substr(name.size() + 1);
+    return true;
+  }
+  return false;
+}
+
+double toDouble(const std::string& s, const std::string& opt) {
+  std::size_t pos = 0;
+  double v = std::stod(s, &pos);
+  if (pos != s.size()) throw std::invalid_argument("bad value '" + s + "' for " + opt);
+  return v;
+}
+long toLong(const std::string& s, const std::string& opt) {
+  std::size_t pos = 0;
+  long v = std::stol(s, &pos);
+  if (pos != s.size()) throw std::invalid_argument("bad value '" + s + "' for " + opt);
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Tpetra::ScopeGuard scope(&argc, &argv);
+  auto comm = Tpetra::getDefaultComm();
+  const int rank = comm->getRank();
+  int status = 0;
+  try {
+    Trident::mcl::Options opt;
+    std::string input, output;
+    bool quiet = false;
+    for (int a = 1; a < argc; ++a) {
+      std::string arg = argv[a], v;
+      if (arg == "-h" || arg == "--help") {
+        if (rank == 0) std::cout << usage;
+        return 0;
+      } else if (takeValue(a, argc, argv, "-I", v)) {
+        opt.inflation = static_cast<float>(toDouble(v, "-I"));  // mcl parses -I into a float
+      } else if (takeValue(a, argc, argv, "-o", v)) {
+        output = v;
+      } else if (takeValue(a, argc, argv, "-p", v)) {
+        // As mcl: the value is parsed into a float and n = (int)(1/f), so -p 0.002 gives n = 499.
+        const float f = static_cast<float>(toDouble(v, "-p"));
+        if (f < 0 || f > 0.1f) throw std::invalid_argument("-p must be in [0, 0.1]");
+        opt.prune_number = f > 0 ? static_cast<long>(1.0 / f) : 0;
+      } else if (takeValue(a, argc, argv, "-P", v)) {
+        opt.prune_number = toLong(v, "-P");
+      } else if (takeValue(a, argc, argv, "-S", v)) {
+        opt.select_number = toLong(v, "-S");
+      } else if (takeValue(a, argc, argv, "-R", v)) {
+        opt.recover_number = toLong(v, "-R");
+      } else if (takeValue(a, argc, argv, "-pct", v)) {
+        long p = toLong(v, "-pct");
+        if (p < 0 || p >= 100) throw std::invalid_argument("-pct must be in [0, 100)");
+        opt.recover_pct = p / 100.0;
+      } else if (takeValue(a, argc, argv, "-scheme", v)) {
+        Trident::mcl::applyScheme(opt, static_cast<int>(toLong(v, "-scheme")));
+      } else if (takeValue(a, argc, argv, "-c", v)) {
+        opt.loop_scale = std::abs(static_cast<float>(toDouble(v, "-c")));  // a float in mcl too
+      } else if (takeValue(a, argc, argv, "--discard-loops", v)) {
+        if (v.empty()) throw std::invalid_argument("--discard-loops expects y or n");
+        opt.discard_loops = (v[0] == 'y' || v[0] == 'Y' || v[0] == '1');
+      } else if (takeValue(a, argc, argv, "-L", v) || takeValue(a, argc, argv, "--max-iter", v)) {
+        opt.max_iter = static_cast<int>(toLong(v, "--max-iter"));
+      } else if (takeValue(a, argc, argv, "--chaos-limit", v)) {
+        opt.chaos_limit = toDouble(v, "--chaos-limit");
+      } else if (takeValue(a, argc, argv, "--algo", v)) {
+        opt.algorithm = v;
+      } else if (takeValue(a, argc, argv, "--ranks-per-group", v)) {
+        opt.ranks_per_group = static_cast<int>(toLong(v, "--ranks-per-group"));
+      } else if (takeValue(a, argc, argv, "--memory-budget", v)) {
+        opt.memory_budget_mb = toDouble(v, "--memory-budget");
+      } else if (takeValue(a, argc, argv, "--phases", v)) {
+        opt.force_phases = static_cast<int>(toLong(v, "--phases"));
+      } else if (arg == "--double") {
+        opt.float_values = false;
+      } else if (arg == "-q") {
+        quiet = true;
+      } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
+        throw std::invalid_argument("unknown option " + arg + "\n" + usage);
+      } else if (input.empty()) {
+        input = arg;
+      } else {
+        throw std::invalid_argument("more than one input file given\n" + std::string(usage));
+      }
+    }
+    if (input.empty()) throw std::invalid_argument(std::string("no input file\n") + usage);
+    if (output.empty()) {
+      std::string base = input.substr(input.find_last_of('/') == std::string::npos ? 0 : input.find_last_of('/') + 1);
+      char suf[32];
+      std::snprintf(suf, sizeof suf, "I%.1f", opt.inflation);
+      std::string s(suf);
+      s.erase(std::remove(s.begin(), s.end(), '.'), s.end());
+      output = "out." + base + "." + s;
+    }
+    if (!quiet) opt.progress = &std::cerr;
+
+    double t0 = MPI_Wtime();
+    auto A = Trident::io::readMatrixMarket(input, comm);
+    double tread = MPI_Wtime() - t0;
+    auto res = Trident::mcl::cluster(*A, opt);
+    if (rank == 0) {
+      if (output == "-") {
+        Trident::mcl::writeClusters(std::cout, res.clusters);
+      } else {
+        std::ofstream os(output);
+        Trident::mcl::writeClusters(os, res.clusters);
+        if (!os) throw std::runtime_error("cannot write " + output);
+      }
+      if (!quiet)
+        std::cerr << "trident-mcl: read " << tread << " s; " << res.clusters.size() << " clusters written to "
+                  << output << "\n";
+    }
+  } catch (const std::exception& e) {
+    if (rank == 0) std::cerr << "trident-mcl: " << e.what() << "\n";
+    status = 1;
+  }
+  return status;
+}

@@ -1,0 +1,309 @@
+// Tests of Trident's MCL (apps/mcl):
+//  * unit checks: mcl's column pruning (cutoff / selection / recovery), ARI, I/O helpers;
+//  * reference: Debian's mcl, run by this test on the same graph, versus Trident::mcl::cluster
+//    (identical clustering, or adjusted Rand index >= 0.95);
+//  * P-independence: the same clusters on sub-communicators of every size given (--sizes) with
+//    every algorithm (--algos; "trident" also with ranks per group 2), and with forced column phases.
+// Graphs: "planted" (a generated weighted planted-partition graph) or a Matrix Market path; a
+// relative path is looked up in $TRIDENT_MATRIX_DIR. Exits 77 (ctest SKIP) when mcl is missing.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+#include <Teuchos_DefaultMpiComm.hpp>
+#include <Tpetra_Core.hpp>
+
+#include "Trident_MCL.hpp"
+#include "Trident_MatrixMarket.hpp"
+
+namespace {
+
+int g_pass = 0, g_fail = 0;
+
+void check(bool ok, const std::string& what) {
+  if (ok) {
+    ++g_pass;
+    std::cout << "PASS " << what << "\n";
+  } else {
+    ++g_fail;
+    std::cout << "FAIL " << what << "\n";
+  }
+  std::cout.flush();
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string tok;
+  while (std::getline(ss, tok, sep))
+    if (!tok.empty()) out.push_back(tok);
+  return out;
+}
+
+std::uint64_t splitmix(std::uint64_t& x) {
+  std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+double uniform(std::uint64_t& s) { return (splitmix(s) >> 11) * (1.0 / 9007199254740992.0); }
+
+// Weighted planted partition graph: blocks of `bs` nodes, dense inside, sparse across.
+void writePlanted(const std::string& path, int n, int bs) {
+  std::uint64_t seed = 20261130;
+  std::vector<std::string> lines;
+  for (int j = 0; j < n; ++j)
+    for (int i = j + 1; i < n; ++i) {
+      const bool same = (i / bs) == (j / bs);
+      const double u = uniform(seed);
+      if (u < (same ? 0.3 : 0.006)) {
+        const double w = same ? 0.5 + 0.5 * uniform(seed) : 0.1 + 0.4 * uniform(seed);
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%d %d %.6f", i + 1, j + 1, w);
+        lines.push_back(buf);
+      }
+    }
+  std::ofstream os(path);
+  os << "%%MatrixMarket matrix coordinate real symmetric\n" << n << " " << n << " " << lines.size() << "\n";
+  for (const auto& l : lines) os << l << "\n";
+}
+
+void unitTests() {
+  using Trident::mcl::Options;
+  using Trident::mcl::detail::pruneColumn;
+  {
+    // Cutoff only: entries below 0.99999/P are dropped, the rest re-normalized.
+    Options o;
+    o.prune_number = 10;  // cut ~0.1
+    o.select_number = 0;
+    o.recover_number = 0;
+    std::vector<long long> idx{0, 1, 2, 3};
+    std::vector<double> val{0.5, 0.3, 0.15, 0.05};
+    pruneColumn(idx, val, 0, o);
+    check(idx.size() == 3 && std::abs(val[0] - 0.5 / 0.95) < 1e-6, "prune: cutoff drops small entries");
+  }
+  {
+    // Selection: keep the S largest when the mass kept is large enough (no recovery needed).
+    Options o;
+    o.prune_number = 1000;
+    o.select_number = 2;
+    o.recover_number = 3;
+    o.recover_pct = 0.5;
+    std::vector<long long> idx{0, 1, 2, 3, 4};
+    std::vector<double> val{0.4, 0.3, 0.1, 0.1, 0.1};
+    pruneColumn(idx, val, 0, o);
+    check(idx.size() == 2 && idx[0] == 0 && idx[1] == 1, "prune: selection keeps the S largest");
+  }
+  {
+    // Selection then recovery: selected mass 0.3 < pct, so recover to R entries.
+    Options o;
+    o.prune_number = 1000;
+    o.select_number = 2;
+    o.recover_number = 4;
+    o.recover_pct = 0.9;
+    std::vector<long long> idx{0, 1, 2, 3, 4, 5};
+    std::vector<double> val{0.16, 0.14, 0.18, 0.2, 0.12, 0.2};
+    pruneColumn(idx, val, 0, o);
+    check(idx.size() == 4, "prune: recovery after selection restores up to R entries");
+  }
+  {
+    // Recovery after a too-strict cutoff: entries below the cutoff come back (largest first).
+    Options o;
+    o.prune_number = 2;  // cut ~0.5: nothing survives
+    o.select_number = 10;
+    o.recover_number = 2;
+    o.recover_pct = 0.9;
+    std::vector<long long> idx{0, 1, 2};
+    std::vector<double> val{0.2, 0.45, 0.35};
+    double chaos = pruneColumn(idx, val, 0, o);
+    check(idx.size() == 2 && idx[0] == 1 && idx[1] == 2, "prune: recovery keeps the R largest");
+    // chaos = (max - sum of squares) * kept = (0.45 - 0.365) * 2
+    check(std::abs(chaos - (0.45 - (0.04 + 0.2025 + 0.1225)) * 2) < 1e-6, "prune: chaos measure");
+  }
+  {
+    std::vector<std::vector<long long>> a{{0, 1, 2}, {3, 4}}, b{{3, 4}, {2, 1, 0}}, c{{0, 1}, {2, 3, 4}};
+    check(std::abs(Trident::mcl::adjustedRandIndex(a, b, 5) - 1.0) < 1e-12, "ARI of equal partitions is 1");
+    const double ari = Trident::mcl::adjustedRandIndex(a, c, 5);
+    check(ari < 0.5 && ari > -1.0, "ARI of different partitions is < 1");
+    Trident::mcl::canonicalize(b);
+    check(b == a, "canonicalize: size descending, members ascending");
+    std::stringstream ss;
+    Trident::mcl::writeClusters(ss, a);
+    check(ss.str() == "1\t2\t3\n4\t5\n", "writeClusters: tab-separated 1-based labels");
+    check(Trident::mcl::readClusters(ss) == a, "readClusters round trip");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Tpetra::ScopeGuard scope(&argc, &argv);
+  auto world = Tpetra::getDefaultComm();
+  const int rank = world->getRank(), P = world->getSize();
+  std::string graph = "planted", algos = "tpetra,summa,trident", sizes = "1,2,4";
+  int phases = 3;
+  double budget = 0;
+  for (int a = 1; a + 1 < argc; a += 2) {
+    std::string k = argv[a], v = argv[a + 1];
+    if (k == "--graph") graph = v;
+    else if (k == "--algos") algos = v;
+    else if (k == "--sizes") sizes = v;
+    else if (k == "--phases") phases = std::atoi(v.c_str());
+    else if (k == "--budget") budget = std::atof(v.c_str());
+  }
+
+  // mcl must be installed (the project's setup installs Debian's mcl).
+  int haveMcl = 0;
+  if (rank == 0) haveMcl = std::system("command -v mcl > /dev/null 2>&1") == 0 ? 1 : 0;
+  MPI_Bcast(&haveMcl, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!haveMcl) {
+    if (rank == 0) std::cout << "SKIP: mcl (the reference implementation) is not installed\n";
+    return 77;
+  }
+
+  if (rank == 0) unitTests();
+
+  // Working directory and input file.
+  char dirbuf[64] = "/tmp/trident-mcl-test-XXXXXX";
+  if (rank == 0 && !mkdtemp(dirbuf)) dirbuf[0] = 0;
+  MPI_Bcast(dirbuf, sizeof dirbuf, MPI_CHAR, 0, MPI_COMM_WORLD);
+  const std::string dir = dirbuf;
+  std::string mtx = graph;
+  if (graph == "planted") {
+    mtx = dir + "/planted.mtx";
+    if (rank == 0) writePlanted(mtx, 600, 25);
+  } else if (graph.find('/') == std::string::npos) {
+    const char* md = std::getenv("TRIDENT_MATRIX_DIR");
+    mtx = std::string(md ? md : ".") + "/" + graph;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  Trident::mcl::Options base;  // mcl's defaults: -I 2 -P 10000 -S 1100 -R 1400 -pct 90
+  std::vector<std::vector<long long>> ref;
+  long long n = 0;
+  try {
+    auto A = Trident::io::readMatrixMarket(mtx, world);
+    n = static_cast<long long>(A->getGlobalNumRows());
+    const std::string mci = dir + "/graph.mci", out = dir + "/out.mcl";
+    Trident::mcl::writeMclNative(mci, *A);
+    if (rank == 0) {
+      std::ostringstream cmd;
+      cmd << "mcl " << mci << " -te 1 -I " << base.inflation << " -P " << base.prune_number << " -S "
+          << base.select_number << " -R " << base.recover_number << " -pct "
+          << static_cast<int>(std::lround(base.recover_pct * 100)) << " -o " << out << " > " << dir
+          << "/mcl.log 2>&1";
+      const int rc = std::system(cmd.str().c_str());
+      check(rc == 0, "mcl ran on " + graph + " (" + cmd.str() + ")");
+      std::ifstream is(out);
+      ref = Trident::mcl::readMclNativeClusters(is);
+      Trident::mcl::canonicalize(ref);
+      std::cout << "mcl: " << ref.size() << " clusters on n=" << n << "\n";
+    }
+  } catch (const std::exception& e) {
+    if (rank == 0) check(false, std::string("setup: ") + e.what());
+  }
+
+  std::vector<std::vector<long long>> first;
+  bool haveFirst = false;
+  struct Run {
+    int size;
+    std::string algo;
+    int rpg;
+    int phases;
+    double budget;
+  };
+  std::vector<Run> runs;
+  for (const auto& s : split(sizes, ',')) {
+    const int sz = std::atoi(s.c_str());
+    if (sz < 1 || sz > P) continue;
+    for (const auto& al : split(algos, ',')) {
+      runs.push_back({sz, al, 0, 0, 0});
+      if (al == "trident" && sz >= 4) runs.push_back({sz, al, 2, 0, 0});
+    }
+  }
+  if (phases > 1 && !runs.empty()) {
+    Run r = runs.back();
+    r.phases = phases;
+    runs.push_back(r);
+  }
+  if (budget > 0 && !runs.empty()) {  // phases chosen from the product-size estimate
+    Run r = runs.back();
+    r.phases = 0;
+    r.budget = budget;
+    runs.push_back(r);
+  }
+
+  for (const auto& r : runs) {
+    const int color = rank < r.size ? 0 : 1;
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, color, rank, &sub);
+    std::ostringstream name;
+    name << graph << " P=" << r.size << " algo=" << r.algo;
+    if (r.rpg) name << " ranks-per-group=" << r.rpg;
+    if (r.phases) name << " phases=" << r.phases;
+    if (r.budget > 0) name << " memory-budget=" << r.budget << "MB";
+    if (color == 0) {
+      auto comm = Teuchos::rcp(new Teuchos::MpiComm<int>(sub));
+      std::vector<std::vector<long long>> got;
+      bool ok = true;
+      std::string err;
+      double t = 0;
+      int iters = 0, maxPhases = 0;
+      try {
+        auto A = Trident::io::readMatrixMarket(mtx, comm);
+        Trident::mcl::Options o = base;
+        o.algorithm = r.algo;
+        o.ranks_per_group = r.rpg;
+        o.force_phases = r.phases;
+        o.memory_budget_mb = r.budget;
+        auto res = Trident::mcl::cluster(*A, o);
+        got = res.clusters;
+        t = res.time_total;
+        iters = res.iterations;
+        for (const auto& h : res.history) maxPhases = std::max(maxPhases, h.phases);
+      } catch (const std::exception& e) {
+        ok = false;
+        err = e.what();
+      }
+      if (rank == 0) {
+        if (!ok) {
+          check(false, name.str() + ": " + err);
+        } else {
+          const double ari = Trident::mcl::adjustedRandIndex(ref, got, n);
+          std::ostringstream m;
+          m << name.str() << ": " << got.size() << " clusters, " << iters << " iterations, " << t
+            << " s; vs mcl: " << (got == ref ? "identical" : "differs") << ", ARI " << ari;
+          check(got == ref || ari >= 0.95, m.str());
+          if (r.budget > 0) check(maxPhases > 1, name.str() + ": the budget forced column phases");
+          if (!haveFirst) {
+            first = got;
+            haveFirst = true;
+          } else {
+            check(got == first, name.str() + ": identical to the first run (P-independence)");
+          }
+        }
+      }
+    }
+    MPI_Comm_free(&sub);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+
+  if (rank == 0 && !dir.empty()) {
+    const std::string rm = "rm -rf '" + dir + "'";
+    if (std::system(rm.c_str()) != 0) std::cout << "note: could not remove " << dir << "\n";
+  }
+  int counts[2] = {g_pass, g_fail};
+  MPI_Bcast(counts, 2, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank == 0) std::cout << counts[0] << " passed, " << counts[1] << " failed\n";
+  return counts[1] == 0 ? 0 : 1;
+}
