@@ -59,7 +59,7 @@ using Teuchos::RCP;
 using Teuchos::rcp;
 
 // The README's main job: what `mpirun -np 4 trident-bench` runs with no --matrix.
-const char* const kDefaultMatrix = "rmat:14:8";
+const char* const kDefaultMatrix = "rmat:15:8";
 const char* const kAlgoNames[] = {"tpetra", "summa", "trident"};
 
 struct Options {
