@@ -362,42 +362,46 @@ void assembleResult(crs_matrix_type& C, const ResultRows& rows, const MapPositio
                                           Teuchos::ArrayView<const GO>(colGids.data(), colGids.size()),
                                           domainMap->getIndexBase(), domainMap->getComm()));
   auto sortTimer = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: redistribute out: sort rows")));
-  // Sorting every row by local column is a counting sort through the transpose: bucket the
-  // entries by column (in row order), then walk the columns in order and append each entry to its
-  // row. Linear in nnz + columns, where per-row comparison sorts cost n log n on dense rows.
+  // Every row sorted by local column, adaptively: short rows (the vast majority) by a comparison
+  // sort of (column, value) pairs in cache; rows long enough that a sweep over all local columns
+  // is cheaper than n log n by scattering into a dense accumulator and sweeping it.
   const std::size_t nnz = rows.colpos.size();
   const std::size_t ncolsLocal = colGids.size();
-  std::vector<std::size_t> colptr(ncolsLocal + 1, 0);
-  auto lid = scratch<LO>(nnz);
-  for (std::size_t q = 0; q < nnz; ++q) {
-    lid[q] = slot[rows.colpos[q]];
-    ++colptr[lid[q] + 1];
-  }
-  for (std::size_t c = 0; c < ncolsLocal; ++c) colptr[c + 1] += colptr[c];
-  auto byColRow = scratch<LO>(nnz);
-  auto byColVal = scratch<double>(nnz);
-  {
-    std::vector<std::size_t> next(colptr.begin(), colptr.end() - 1);
-    for (LO r = 0; r < nrows; ++r)
-      for (std::size_t q = rows.rowptr[r]; q < rows.rowptr[r + 1]; ++q) {
-        const std::size_t at = next[lid[q]]++;
-        byColRow[at] = r;
-        byColVal[at] = rows.val[q];
-      }
-  }
-  lid.reset();
   Teuchos::ArrayRCP<std::size_t> ptr = Teuchos::arcp<std::size_t>(nrows + 1);
   Teuchos::ArrayRCP<LO> ind = Teuchos::arcp<LO>(nnz);
   Teuchos::ArrayRCP<double> val = Teuchos::arcp<double>(nnz);
   for (LO r = 0; r <= nrows; ++r) ptr[r] = rows.rowptr[r];
-  {
-    std::vector<std::size_t> next(rows.rowptr.begin(), rows.rowptr.end() - 1);
-    for (std::size_t c = 0; c < ncolsLocal; ++c)
-      for (std::size_t at = colptr[c]; at < colptr[c + 1]; ++at) {
-        const std::size_t to = next[byColRow[at]]++;
-        ind[to] = static_cast<LO>(c);
-        val[to] = byColVal[at];
+  std::vector<std::pair<LO, double>> row;
+  std::vector<double> dense;
+  std::vector<char> present;
+  for (LO r = 0; r < nrows; ++r) {
+    const std::size_t b = rows.rowptr[r], e = rows.rowptr[r + 1], n = e - b;
+    if (n > 64 && n * 16 > ncolsLocal) {
+      if (dense.empty()) {
+        dense.assign(ncolsLocal, 0.0);
+        present.assign(ncolsLocal, 0);
       }
+      for (std::size_t q = b; q < e; ++q) {
+        const LO c = slot[rows.colpos[q]];
+        dense[c] = rows.val[q];
+        present[c] = 1;
+      }
+      std::size_t at = b;
+      for (std::size_t c = 0; c < ncolsLocal; ++c)
+        if (present[c]) {
+          ind[at] = static_cast<LO>(c);
+          val[at++] = dense[c];
+          present[c] = 0;
+        }
+      continue;
+    }
+    row.resize(n);
+    for (std::size_t q = b; q < e; ++q) row[q - b] = {slot[rows.colpos[q]], rows.val[q]};
+    std::sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (std::size_t t = 0; t < n; ++t) {
+      ind[b + t] = row[t].first;
+      val[b + t] = row[t].second;
+    }
   }
   sortTimer = Teuchos::null;
   Teuchos::TimeMonitor fillTimer(*phaseTimer("Trident: redistribute out: fill complete"));
