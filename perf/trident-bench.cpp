@@ -141,24 +141,6 @@ double allMax(double v) {
   return r;
 }
 
-// Sum of two multiplies' stats (RAP): counters and phase times add up.
-void addStats(Trident::MultiplyStats& s, const Trident::MultiplyStats& t) {
-  s.gi_bytes_sent += t.gi_bytes_sent;
-  s.gi_bytes_recv += t.gi_bytes_recv;
-  s.li_bytes_sent += t.li_bytes_sent;
-  s.li_bytes_recv += t.li_bytes_recv;
-  s.redistribute_gi_bytes += t.redistribute_gi_bytes;
-  s.redistribute_li_bytes += t.redistribute_li_bytes;
-  s.local_flops += t.local_flops;
-  s.nnz_c_local = t.nnz_c_local;
-  s.times.redistribute_in += t.times.redistribute_in;
-  s.times.gi_wait += t.times.gi_wait;
-  s.times.li_allgather += t.times.li_allgather;
-  s.times.local_multiply += t.times.local_multiply;
-  s.times.accumulate += t.times.accumulate;
-  s.times.redistribute_out += t.times.redistribute_out;
-  s.times.total += t.times.total;
-}
 
 // ---------------------------------------------------------------------------------------------
 // What Tpetra's own multiply does, computed from the matrices (used only where the library's
@@ -324,7 +306,7 @@ RCP<crs_matrix_type> runOp(const Problem& pb, const std::string& op, const RCP<T
   if (op == "AR") return AP;
   auto RAP = rcp(new crs_matrix_type(pb.T.R->getRowMap(), 0));
   Trident::MatrixMatrix::Multiply(*pb.T.R, false, *AP, false, *RAP, true, "trident-bench", params);
-  addStats(stats, Trident::MatrixMatrix::lastStats());
+  stats += Trident::MatrixMatrix::lastStats();
   if (intermediate) *intermediate = AP;
   return RAP;
 }

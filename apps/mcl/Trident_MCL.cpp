@@ -132,15 +132,6 @@ void multiply(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_typ
 
 MultiplyStats lastMultiplyStats() { return Trident::MatrixMatrix::lastStats(); }
 
-void addTimes(PhaseTimes& a, const PhaseTimes& b) {
-  a.redistribute_in += b.redistribute_in;
-  a.gi_wait += b.gi_wait;
-  a.li_allgather += b.li_allgather;
-  a.local_multiply += b.local_multiply;
-  a.accumulate += b.accumulate;
-  a.redistribute_out += b.redistribute_out;
-  a.total += b.total;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Interpretation (rank 0): mclInterpret on the DAG, clmEnstrict (overlap: cut), sort revsize.
@@ -545,7 +536,7 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
       {
         const MultiplyStats& s = lastMultiplyStats();
         ReducedStats rs = reduceStats(s, mpicomm);
-        addTimes(info.expand_phases, rs.max.times);
+        info.expand_phases += rs.max.times;
         info.gi_bytes += rs.total.gi_bytes_recv;
         info.li_bytes += rs.total.li_bytes_recv;
       }

@@ -43,6 +43,30 @@ void setCounters(MultiplyStats& s, const unsigned long long* v) {
 }
 }  // namespace
 
+PhaseTimes& operator+=(PhaseTimes& a, const PhaseTimes& b) {
+  a.redistribute_in += b.redistribute_in;
+  a.gi_wait += b.gi_wait;
+  a.li_allgather += b.li_allgather;
+  a.local_multiply += b.local_multiply;
+  a.accumulate += b.accumulate;
+  a.redistribute_out += b.redistribute_out;
+  a.total += b.total;
+  return a;
+}
+
+MultiplyStats& operator+=(MultiplyStats& a, const MultiplyStats& b) {
+  a.gi_bytes_sent += b.gi_bytes_sent;
+  a.gi_bytes_recv += b.gi_bytes_recv;
+  a.li_bytes_sent += b.li_bytes_sent;
+  a.li_bytes_recv += b.li_bytes_recv;
+  a.redistribute_gi_bytes += b.redistribute_gi_bytes;
+  a.redistribute_li_bytes += b.redistribute_li_bytes;
+  a.local_flops += b.local_flops;
+  a.nnz_c_local = b.nnz_c_local;
+  a.times += b.times;
+  return a;
+}
+
 ReducedStats reduceStats(const MultiplyStats& local, MPI_Comm comm) {
   ReducedStats r;
   r.max = local;

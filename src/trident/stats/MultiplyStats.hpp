@@ -34,6 +34,11 @@ struct MultiplyStats {
   PhaseTimes times;
 };
 
+// Adds the phase times of b to a (several multiplies reported as one, e.g. R*(A*P)).
+PhaseTimes& operator+=(PhaseTimes& a, const PhaseTimes& b);
+// Adds b's counters and times to a; nnz_c_local becomes b's (the last product's).
+MultiplyStats& operator+=(MultiplyStats& a, const MultiplyStats& b);
+
 // Max and sum over all ranks of every counter (time = max over ranks).
 struct ReducedStats {
   MultiplyStats max;
