@@ -24,7 +24,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}
+export CCACHE_DIR=${CCACHE_DIR:-${HOME:-/root}/.ccache}
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=${TRIDENT_BUILD_TYPE:-Release} \
       -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_INSTALL_PREFIX="$build/install" >/dev/null
 cmake --build "$build" -j 2
