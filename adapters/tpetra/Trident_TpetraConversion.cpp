@@ -220,6 +220,7 @@ ResultRows shipRows(const Csr& block, std::int64_t row0, std::int64_t col0, cons
     }
     rowOf[r] = row_perm.inverse(row0 + r);
     owner[r] = rowPos.owner(rowOf[r]);
+    if (owner[r] == me) continue;  // placed directly below, no copy through MPI
     hcount[owner[r]] += 2;
     ecount[owner[r]] += static_cast<int>(n);
   }
@@ -235,7 +236,7 @@ ResultRows shipRows(const Csr& block, std::int64_t row0, std::int64_t col0, cons
     std::vector<int> hnext = hdispl, enext = edispl;
     for (std::int64_t r = 0; r < block.nrows; ++r) {
       const int d = owner[r];
-      if (d < 0) continue;
+      if (d < 0 || d == me) continue;
       hsend[hnext[d]++] = rowOf[r];
       hsend[hnext[d]++] = block.rowptr[r + 1] - block.rowptr[r];
       for (std::int64_t q = block.rowptr[r]; q < block.rowptr[r + 1]; ++q) {
@@ -273,11 +274,26 @@ ResultRows shipRows(const Csr& block, std::int64_t row0, std::int64_t col0, cons
   ResultRows out;
   out.rowptr.assign(local_rows + 1, 0);
   const std::int64_t first = rowPos.first();
+  std::size_t ownEntries = 0;
+  for (std::int64_t r = 0; r < block.nrows; ++r)
+    if (owner[r] == me) {
+      const std::int64_t n = block.rowptr[r + 1] - block.rowptr[r];
+      out.rowptr[rowOf[r] - first + 1] += n;
+      ownEntries += n;
+    }
   for (std::size_t h = 0; h < nhin; h += 2) out.rowptr[hin[h] - first + 1] += hin[h + 1];
   for (std::size_t r = 0; r < local_rows; ++r) out.rowptr[r + 1] += out.rowptr[r];
-  out.colpos.resize(nein);
-  out.val.resize(nein);
+  out.colpos.resize(nein + ownEntries);
+  out.val.resize(nein + ownEntries);
   std::vector<std::size_t> next(out.rowptr.begin(), out.rowptr.end() - 1);
+  for (std::int64_t r = 0; r < block.nrows; ++r) {
+    if (owner[r] != me) continue;
+    std::size_t& at = next[rowOf[r] - first];
+    for (std::int64_t q = block.rowptr[r]; q < block.rowptr[r + 1]; ++q) {
+      out.colpos[at] = col_perm.inverse(col0 + block.col[q]);
+      out.val[at++] = block.val[q];
+    }
+  }
   std::size_t e = 0;
   for (std::size_t h = 0; h < nhin; h += 2) {
     const std::size_t r = hin[h] - first, n = hin[h + 1];
