@@ -136,28 +136,48 @@ Teuchos::RCP<const crs_matrix_type> transposeOf(const crs_matrix_type& M) {
   return transposer.createTranspose();
 }
 
+// nnz(B(k,:)) for every column k of A's column map, through one import of B's row lengths (the
+// rows Tpetra's own Multiply would import). Collective.
+struct RowLengthsAtColumns {
+  Teuchos::RCP<const Tpetra::Import<LO, GO, Node>> importer;
+  std::vector<double> len;  // indexed by A's local column
+};
+RowLengthsAtColumns rowLengthsAtColumns(const crs_matrix_type& A, const crs_matrix_type& B) {
+  using vec_t = Tpetra::Vector<double, LO, GO, Node>;
+  vec_t rowLen(B.getRowMap());
+  {
+    auto d = rowLen.getDataNonConst(0);
+    for (LO r = 0; r < static_cast<LO>(B.getNodeNumRows()); ++r) d[r] = static_cast<double>(B.getNumEntriesInLocalRow(r));
+  }
+  RowLengthsAtColumns out;
+  out.importer = Teuchos::rcp(new Tpetra::Import<LO, GO, Node>(B.getRowMap(), A.getColMap()));
+  vec_t atCols(A.getColMap());
+  atCols.doImport(rowLen, *out.importer, Tpetra::INSERT);
+  auto d = atCols.getData(0);
+  out.len.assign(d.begin(), d.end());
+  return out;
+}
+
+// Multiply-adds of every local row of A*B: each nonzero A(i,k) meets the nnz(B(k,:)) entries of
+// row k (A's stored zeros are skipped, as Tpetra's kernel does).
+std::vector<std::int64_t> multiplyAddsPerRow(const crs_matrix_type& A, const std::vector<double>& len) {
+  auto local = A.getLocalMatrixHost();
+  std::vector<std::int64_t> work(A.getNodeNumRows(), 0);
+  for (LO r = 0; r < static_cast<LO>(work.size()); ++r)
+    for (std::size_t q = local.graph.row_map(r); q < local.graph.row_map(r + 1); ++q)
+      if (local.values(q) != 0.0) work[r] += static_cast<std::int64_t>(len[local.graph.entries(q)]);
+  return work;
+}
+
 // Bytes Tpetra's own Multiply moves: the import of the remote B rows that A's columns need,
 // packed with global column, owning PID and value per entry (20 B) plus a row header (8 B), as
 // Tpetra's MMM import packs them. Split into Gi/Li by the groups of source and destination.
 void tpetraImportBytes(const crs_matrix_type& A, const crs_matrix_type& B, const Topology& topo, MultiplyStats& st) {
-  using vec_t = Tpetra::Vector<double, LO, GO, Node>;
+  const RowLengthsAtColumns rl = rowLengthsAtColumns(A, B);
+  for (std::int64_t w : multiplyAddsPerRow(A, rl.len)) st.local_flops += static_cast<std::uint64_t>(w);
   auto target = A.getColMap();
   auto source = B.getRowMap();
-  Tpetra::Import<LO, GO, Node> imp(source, target);
-  vec_t rowNnz(source), got(target);
-  {
-    auto d = rowNnz.getDataNonConst(0);
-    for (LO r = 0; r < static_cast<LO>(B.getNodeNumRows()); ++r) d[r] = static_cast<double>(B.getNumEntriesInLocalRow(r));
-  }
-  got.doImport(rowNnz, imp, Tpetra::INSERT);
-  auto g = got.getData(0);
-  // Multiply-adds: every nonzero A(i,k) meets the nnz(B(k,:)) entries of row k.
-  {
-    auto local = A.getLocalMatrixHost();
-    for (std::size_t q = 0; q < local.values.extent(0); ++q)
-      if (local.values(q) != 0.0) st.local_flops += static_cast<std::uint64_t>(g[local.graph.entries(q)]);
-  }
-  auto lids = imp.getRemoteLIDs();
+  auto lids = rl.importer->getRemoteLIDs();
   Teuchos::Array<GO> remoteGids(lids.size());
   for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) remoteGids[t] = target->getGlobalElement(lids[t]);
   Teuchos::Array<int> pids(lids.size());
@@ -165,7 +185,7 @@ void tpetraImportBytes(const crs_matrix_type& A, const crs_matrix_type& B, const
   source->getRemoteIndexList(remoteGids(), pids(), srcLids());
   std::vector<std::uint64_t> sent_to(topo.P(), 0);
   for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) {
-    const std::uint64_t bytes = 8 + 20 * static_cast<std::uint64_t>(g[lids[t]]);
+    const std::uint64_t bytes = 8 + 20 * static_cast<std::uint64_t>(rl.len[lids[t]]);
     (topo.same_group(topo.rank(), pids[t]) ? st.li_bytes_recv : st.gi_bytes_recv) += bytes;
     sent_to[pids[t]] += bytes;
   }
@@ -175,24 +195,6 @@ void tpetraImportBytes(const crs_matrix_type& A, const crs_matrix_type& B, const
   for (int p = 0; p < topo.P(); ++p) (topo.same_group(topo.rank(), p) ? st.li_bytes_sent : st.gi_bytes_sent) += sent_by_me[p];
 }
 
-// Multiply-adds of every local row of A*B: sum over the row's nonzeros A(i,k) of nnz(B(k,:)).
-std::vector<std::int64_t> multiplyAddsPerRow(const crs_matrix_type& A, const crs_matrix_type& B) {
-  using vec_t = Tpetra::Vector<double, LO, GO, Node>;
-  vec_t rowLen(B.getRowMap()), atCols(A.getColMap());
-  {
-    auto d = rowLen.getDataNonConst(0);
-    for (LO r = 0; r < static_cast<LO>(B.getNodeNumRows()); ++r) d[r] = static_cast<double>(B.getNumEntriesInLocalRow(r));
-  }
-  Tpetra::Import<LO, GO, Node> imp(B.getRowMap(), A.getColMap());
-  atCols.doImport(rowLen, imp, Tpetra::INSERT);
-  auto len = atCols.getData(0);
-  auto local = A.getLocalMatrixHost();
-  std::vector<std::int64_t> work(A.getNodeNumRows(), 0);
-  for (LO r = 0; r < static_cast<LO>(work.size()); ++r)
-    for (std::size_t q = local.graph.row_map(r); q < local.graph.row_map(r + 1); ++q)
-      if (local.values(q) != 0.0) work[r] += static_cast<std::int64_t>(len[local.graph.entries(q)]);
-  return work;
-}
 
 // "trident: grid" = "auto": estimates, in entries, what crosses Gi with each grid and picks the
 // smaller. rows (G x 1): group g fetches the B rows its A rows touch (coverage c_g of the inner
@@ -337,7 +339,7 @@ void Multiply<double, LO, GO, Node>(const crs_matrix_type& A, bool transposeA, c
     // A's slices are balanced by the work of their rows, the multiply-adds (the entries of B each
     // row meets), not by A's entries alone: on power-law graphs the two differ by orders of
     // magnitude. One import of B's row lengths onto A's columns gives it.
-    const std::vector<std::int64_t> rowWork = multiplyAddsPerRow(*Ap, *Bp);
+    const std::vector<std::int64_t> rowWork = multiplyAddsPerRow(*Ap, rowLengthsAtColumns(*Ap, *Bp).len);
     std::vector<std::int64_t> aw(aRow.size()), bw(bRow.size()), ap(aRow.size()), bp(bRow.size());
     for (std::size_t r = 0; r < aRow.size(); ++r) {
       ap[r] = prow(aRow[r]);

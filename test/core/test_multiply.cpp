@@ -126,8 +126,6 @@ void randomCases(const Trident::comm_ptr& comm) {
   // Non-contiguous maps, a rank with no rows, domain map distributed differently from B's rows.
   auto rowA = awkwardMap(180, comm);
   auto inner = Teuchos::rcp(new map_type(120, 0, comm));
-  auto rowB = awkwardMap(40, comm);  // placeholder shape check below uses inner for B's rows
-  (void)rowB;
   o.seed = 11;
   auto A2 = Trident::gen::random(rowA, inner, rowA, o);
   o.seed = 12;

@@ -28,7 +28,7 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
   std::unique_ptr<NeededRows> needed;
   if (opt.fetch_needed_rows) {
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
-    needed = std::make_unique<NeededRows>(L, tiles, unit, k, topo.li_comm(), topo.gi_comm());
+    needed = std::make_unique<NeededRows>(L, tiles, k, topo.li_comm(), topo.gi_comm());
   }
   GiFetch gi(L, tiles, nnz, unit, k, topo.gi_comm(), opt.lookahead, needed.get());
   gi.postSends();

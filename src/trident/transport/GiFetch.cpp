@@ -109,7 +109,6 @@ void GiFetch::wait(int r, const Csr** a, const Csr** b) {
   std::vector<MPI_Status> st(in.reqs.size());
   if (!in.reqs.empty()) MPI_Waitall(static_cast<int>(in.reqs.size()), in.reqs.data(), st.data());
   in.reqs.clear();
-  in.done = true;
   const int s = L_.grid.stage(r, i_, j_);
   if (in.a_remote) bytes_recv_ += in.a.wireBytes();
   if (in.b_remote) {

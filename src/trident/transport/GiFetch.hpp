@@ -48,7 +48,7 @@ class GiFetch {
     bool b_filtered = false;
     std::size_t b_req = 0;  // index of B's first request in reqs
     std::vector<MPI_Request> reqs;
-    bool posted = false, done = false;
+    bool posted = false;
   };
   void postReceive(int r);
 

@@ -4,11 +4,10 @@
 
 namespace Trident {
 
-NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, MPI_Comm li_comm,
+NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_Comm li_comm,
                        MPI_Comm gi_comm)
     : rounds_(L.grid.rounds), rows_(static_cast<size_t>(L.grid.rows) * L.grid.rounds) {
   const TileGrid& g = L.grid;
-  const int ui = g.unit_row(my_unit);
   auto sliceBegin = [&](int s) { return L.b_slice(s, my_k) - L.inner_bounds[s]; };  // in block s
   auto sliceRows = [&](int s) { return static_cast<int>(L.b_slice(s, my_k + 1) - L.b_slice(s, my_k)); };
   auto packedBytes = [&](int s) { return (sliceRows(s) + 7) / 8; };
@@ -37,7 +36,6 @@ NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_unit, in
   std::vector<std::uint8_t> all(static_cast<size_t>(displ[units - 1]) + counts[units - 1]);
   MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_UINT8_T, all.data(), counts.data(), displ.data(),
                  MPI_UINT8_T, gi_comm);
-  (void)ui;
 
   for (int u = 0; u < units; ++u) {
     std::size_t at = displ[u];

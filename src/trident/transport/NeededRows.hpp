@@ -19,8 +19,8 @@ namespace Trident {
 
 class NeededRows {
  public:
-  // Collective over li_comm and gi_comm. my_unit/my_k: this rank's group and index in it.
-  NeededRows(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, MPI_Comm li_comm, MPI_Comm gi_comm);
+  // Collective over li_comm and gi_comm. my_k: this rank's index in its group.
+  NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_Comm li_comm, MPI_Comm gi_comm);
   // Rows of slice my_k of B's row block s needed by the groups of grid row i, as indices local to
   // the slice, ascending.
   const std::vector<int>& rows(int i, int s) const { return rows_[static_cast<size_t>(i) * rounds_ + s]; }
