@@ -7,7 +7,7 @@
 //   "trident: ranks per group"  int, lambda; default = size of MPI_COMM_TYPE_SHARED groups
 //   "trident: permute"          "none" (default) | "random"
 //   "trident: permute seed"     int (default 12345)
-//   "trident: local kernel"     "kokkoskernels" (default) | "reference"
+//   "trident: local kernel"     "gustavson" (default: sorted rows) | "kokkoskernels" | "reference"
 //   "trident: lookahead"        int >= 1, rounds of tiles in flight ahead of the multiply (default 2)
 //   "trident: grid"             "auto" (default) | "square" (near-square 2D) | "rows" (groups x 1)
 //   "trident: fetch"            "needed" (default: only the B rows A uses) | "whole" (whole slices)
@@ -15,6 +15,8 @@
 #include <Teuchos_ParameterList.hpp>
 #include <Tpetra_CrsMatrix.hpp>
 #include "Trident_TpetraTypes.hpp"
+#include "Trident_MultiplyOptions.hpp"
+#include "Trident_MultiplyPlan.hpp"
 #include <trident/stats/MultiplyStats.hpp>
 
 namespace Trident {
@@ -27,11 +29,9 @@ void Multiply(const Tpetra::CrsMatrix<Scalar, LocalOrdinal, GlobalOrdinal, Node>
               bool call_FillComplete_on_result = true, const std::string& label = std::string(),
               const Teuchos::RCP<Teuchos::ParameterList>& params = Teuchos::null);
 
-// The stats of the last Multiply called on this rank (bytes per link, time per phase).
+// The stats of the last Multiply called on this rank (bytes per link, time per phase); a thin
+// compatibility accessor: a MultiplyPlan carries its own stats().
 const MultiplyStats& lastStats();
-
-// The parameters Multiply understands, with defaults and documentation.
-Teuchos::RCP<const Teuchos::ParameterList> getValidParameters();
 
 }  // namespace MatrixMatrix
 }  // namespace Trident

@@ -1,6 +1,7 @@
 #pragma once
 // Conversions between Tpetra's 1D row distribution (global IDs, any maps) and Trident's position
-// space (0-based indices of C = A*B's dimensions, in map order), and the assembly of C.
+// space (0-based indices of C = A*B's dimensions, in map order). The way back is
+// Trident_ResultAssembly.
 #include <mpi.h>
 #include <cstdint>
 #include <vector>
@@ -51,28 +52,6 @@ std::vector<GO> gidsAt(const Teuchos::RCP<const map_type>& map, const MapPositio
 Triplets toTriplets(const crs_matrix_type& A, const std::vector<std::int64_t>& row_pos,
                     const std::vector<std::int64_t>& col_pos, const Permutation& row_perm,
                     const Permutation& col_perm, bool skip_zeros);
-
-// C's rows gathered on their owners (op(A)'s row map), columns as positions of op(B)'s domain map.
-struct ResultRows {
-  std::vector<std::size_t> rowptr;  // local rows + 1
-  std::vector<std::int64_t> colpos;
-  std::vector<double> val;
-};
-
-// Collective. Sends every row of this rank's C block (rows row0.., block-local columns from col0,
-// both relabeled by the permutations) to the owner of the row. One Alltoallv per array, entries
-// stay in row order, so no global sort is needed on arrival.
-ResultRows sendRowsToOwners(const Csr& block, std::int64_t row0, std::int64_t col0, const Permutation& row_perm,
-                            const Permutation& col_perm, const MapPositions& rowPos, std::size_t local_rows,
-                            MPI_Comm comm, std::vector<std::uint64_t>* bytes_to, std::int64_t ncols);
-
-// Fills C (constructed on op(A)'s row map) with the rows: a fresh C gets Tpetra's column-map
-// convention and expertStaticFillComplete (or is left open, locally indexed, when fill_complete is
-// false); a fill-complete C is reused (its pattern must hold the product); a C with a column map
-// of its own gets insertGlobalValues. Collective; pattern mismatches throw on every rank.
-void assembleResult(crs_matrix_type& C, const ResultRows& rows, const MapPositions& colPos,
-                    const Teuchos::RCP<const map_type>& domainMap, const Teuchos::RCP<const map_type>& rangeMap,
-                    bool fill_complete, const Teuchos::RCP<Teuchos::ParameterList>& fill_params);
 
 }  // namespace tpetra
 }  // namespace Trident

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "trident/algorithms/Algorithms.hpp"
+#include "trident/algorithms/RoundAccumulator.hpp"
 #include "trident/local/LocalSpGEMM.hpp"
 #include "trident/stats/PhaseTimer.hpp"
 #include "trident/transport/NnzTable.hpp"
@@ -29,20 +30,24 @@ void ibcastCsr(Csr& m, int root, MPI_Comm comm, std::vector<MPI_Request>& reqs) 
 }  // namespace
 
 Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo, const AlgorithmOptions& opt,
-                  MultiplyStats& stats) {
+                  MultiplyStats& stats, AlgorithmState* state) {
   const TileGrid& g = L.grid;
   const int me = topo.rank();
   const int i = g.unit_row(me), j = g.unit_col(me);
   auto kernel = makeLocalSpGEMM(opt.local_kernel);
 
-  NnzTable nnz;
-  MPI_Comm row_comm, col_comm;
-  {
+  AlgorithmState local_state;
+  AlgorithmState& state_ref = state ? *state : local_state;
+  if (!state_ref.prepared) {
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
-    nnz = gatherNnzTable(L, tiles, me, 0, topo.world());
-    MPI_Comm_split(topo.world(), i, j, &row_comm);  // rank in row_comm = j
-    MPI_Comm_split(topo.world(), j, i, &col_comm);  // rank in col_comm = i
+    state_ref.nnz = gatherNnzTable(L, tiles, me, 0, topo.world());
+    MPI_Comm_split(topo.world(), i, j, &state_ref.row_comm);  // rank in row_comm = j
+    MPI_Comm_split(topo.world(), j, i, &state_ref.col_comm);  // rank in col_comm = i
+    state_ref.prepared = true;
   }
+  const NnzTable& nnz = state_ref.nnz;
+  MPI_Comm row_comm = state_ref.row_comm, col_comm = state_ref.col_comm;
+  RoundAccumulator acc(*kernel, state, L.a_slice(i, 1) - L.a_slice(i, 0), L.col_width(j), g.rounds);
 
   // Byte accounting: the logical volume of a broadcast, per receiver, Gi when the root is in
   // another group and Li otherwise.
@@ -82,8 +87,6 @@ Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo
   const int lookahead = opt.lookahead < 1 ? 1 : opt.lookahead;
   int posted = 0;
   for (; posted < lookahead && posted < g.rounds; ++posted) post(posted);
-  std::vector<Csr> partials;
-  partials.reserve(g.rounds);
   for (int s = 0; s < g.rounds; ++s) {
     {
       PhaseTimer t(stats.times.gi_wait, "Trident: Gi wait");
@@ -93,17 +96,15 @@ Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo
     {
       PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
       stats.local_flops += multiplyFlops(st[s].a, st[s].b);
-      partials.push_back(kernel->multiply(st[s].a, st[s].b));
+      acc.add(st[s].a, st[s].b);
     }
     st[s] = StageBlocks();
   }
   Csr C;
   {
     PhaseTimer t(stats.times.accumulate, "Trident: accumulate");
-    C = sumBlocks(partials, L.a_slice(i, 1) - L.a_slice(i, 0), L.col_width(j));
+    C = acc.finish();
   }
-  MPI_Comm_free(&row_comm);
-  MPI_Comm_free(&col_comm);
   stats.nnz_c_local += C.nnz();
   return C;
 }

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "trident/algorithms/Algorithms.hpp"
+#include "trident/algorithms/RoundAccumulator.hpp"
 #include "trident/local/LocalSpGEMM.hpp"
 #include "trident/stats/PhaseTimer.hpp"
 #include "trident/transport/GiFetch.hpp"
@@ -12,30 +13,37 @@
 
 namespace Trident {
 
+AlgorithmState::~AlgorithmState() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  if (row_comm != MPI_COMM_NULL) MPI_Comm_free(&row_comm);
+  if (col_comm != MPI_COMM_NULL) MPI_Comm_free(&col_comm);
+}
+
 Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo, const AlgorithmOptions& opt,
-                    MultiplyStats& stats) {
+                    MultiplyStats& stats, AlgorithmState* state) {
   const TileGrid& g = L.grid;
   const int unit = topo.group(), k = topo.k(), lambda = topo.ranks_per_group();
   const int i = g.unit_row(unit), j = g.unit_col(unit);
   auto kernel = makeLocalSpGEMM(opt.local_kernel);
   MpiLiTransport li(topo.li_comm());
 
-  NnzTable nnz;
-  {
+  AlgorithmState local_state;
+  AlgorithmState& st = state ? *state : local_state;
+  if (!st.prepared) {
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
-    nnz = gatherNnzTable(L, tiles, unit, k, topo.world());
+    st.nnz = gatherNnzTable(L, tiles, unit, k, topo.world());
+    if (opt.fetch_needed_rows) st.needed = std::make_unique<NeededRows>(L, tiles, k, topo.li_comm(), topo.gi_comm());
+    st.prepared = true;
   }
-  std::unique_ptr<NeededRows> needed;
-  if (opt.fetch_needed_rows) {
-    PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
-    needed = std::make_unique<NeededRows>(L, tiles, k, topo.li_comm(), topo.gi_comm());
-  }
-  GiFetch gi(L, tiles, nnz, unit, k, topo.gi_comm(), opt.lookahead, needed.get());
+  const NnzTable& nnz = st.nnz;
+  const NeededRows* needed = st.needed.get();
+  RoundAccumulator acc(*kernel, state, L.a_slice(i, k + 1) - L.a_slice(i, k), L.col_width(j), g.rounds);
+  GiFetch gi(L, tiles, nnz, unit, k, topo.gi_comm(), opt.lookahead, needed);
   gi.postSends();
   gi.postReceivesUpTo(opt.lookahead);
 
-  std::vector<Csr> partials;
-  partials.reserve(g.rounds);
   std::vector<std::int64_t> slice_rows(lambda), slice_nnz(lambda);
   for (int r = 0; r < g.rounds; ++r) {
     const int s = g.stage(r, i, j);
@@ -62,7 +70,7 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
     {
       PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
       stats.local_flops += multiplyFlops(*a, *B);
-      partials.push_back(kernel->multiply(*a, *B));
+      acc.add(*a, *B);
     }
     gi.release(r);
     gi.progress();
@@ -70,7 +78,7 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
   Csr C;
   {
     PhaseTimer t(stats.times.accumulate, "Trident: accumulate");
-    C = sumBlocks(partials, L.a_slice(i, k + 1) - L.a_slice(i, k), L.col_width(j));
+    C = acc.finish();
   }
   {
     PhaseTimer t(stats.times.gi_wait, "Trident: Gi wait");

@@ -10,6 +10,7 @@
 namespace Trident {
 
 std::unique_ptr<LocalSpGEMM> makeReferenceKernel();
+std::unique_ptr<LocalSpGEMM> makeGustavsonKernel();
 
 namespace {
 
@@ -60,10 +61,11 @@ class KokkosKernelsKernel final : public LocalSpGEMM {
 }  // namespace
 
 // A GPU backend (cuSPARSE) registers here beside these when TRIDENT_ENABLE_CUDA is implemented.
-std::vector<std::string> localKernelNames() { return {"kokkoskernels", "reference"}; }
+std::vector<std::string> localKernelNames() { return {"gustavson", "kokkoskernels", "reference"}; }
 
 std::unique_ptr<LocalSpGEMM> makeLocalSpGEMM(const std::string& name) {
   if (name == "reference") return makeReferenceKernel();
+  if (name == "gustavson") return makeGustavsonKernel();
   if (name == "kokkoskernels") return std::make_unique<KokkosKernelsKernel>();
   throw std::invalid_argument("Trident: unknown local kernel \"" + name + "\"");
 }

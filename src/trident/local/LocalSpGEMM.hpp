@@ -18,21 +18,30 @@ class LocalSpGEMM {
   // C = A * B (A.ncols == B.nrows). The structure is the full symbolic product: entries that
   // cancel to 0.0 are kept, exactly as Tpetra's kernel keeps them. Rows need not be sorted.
   virtual Csr multiply(const Csr& A, const Csr& B) = 0;
+  // True when multiply() returns every row sorted by column.
+  virtual bool sortsRows() const { return false; }
 };
 
-// "reference" | "kokkoskernels". Throws on unknown names.
+// "gustavson" | "kokkoskernels" | "reference". Throws on unknown names.
 std::unique_ptr<LocalSpGEMM> makeLocalSpGEMM(const std::string& name);
 std::vector<std::string> localKernelNames();
 
 // Plain Gustavson with a dense accumulator; rows sorted. The serial reference.
 Csr referenceMultiply(const Csr& A, const Csr& B);
 
+// Gustavson with sorted output rows (the "gustavson" backend).
+Csr gustavsonMultiply(const Csr& A, const Csr& B);
+
+// C += A * B on a known structure: C's pattern must contain the product's (a plan's symbolic
+// result); only values are computed. dense is scratch of B.ncols doubles, kept between calls.
+void numericMultiplyInto(const Csr& A, const Csr& B, Csr& C, std::vector<double>& dense);
+
 // Multiply-adds of A*B: sum over A's entries (r,c) of nnz(B row c).
 std::uint64_t multiplyFlops(const Csr& A, const Csr& B);
 
 // Sum of equally shaped blocks, structure = union of their structures (no entry dropped, even if
-// it sums to zero). One pass over all parts: C is built once, not once per round. Rows are left
-// unsorted: the assembly into Tpetra sorts by local column index anyway.
-Csr sumBlocks(const std::vector<Csr>& parts, std::int64_t nrows, std::int64_t ncols);
+// it sums to zero). One pass over all parts: C is built once, not once per round. Rows come out
+// sorted by column; a single part that is already sorted (parts_sorted) is moved, not copied.
+Csr sumBlocks(std::vector<Csr>&& parts, std::int64_t nrows, std::int64_t ncols, bool parts_sorted);
 
 }  // namespace Trident

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "trident/local/LocalSpGEMM.hpp"
+#include "trident/local/SortedRowAccumulator.hpp"
 
 namespace Trident {
 
@@ -60,20 +61,24 @@ std::uint64_t multiplyFlops(const Csr& A, const Csr& B) {
   return f;
 }
 
-Csr sumBlocks(const std::vector<Csr>& parts, std::int64_t nrows, std::int64_t ncols) {
-  if (parts.size() == 1 && parts[0].nrows == nrows) return parts[0];
+Csr sumBlocks(std::vector<Csr>&& parts, std::int64_t nrows, std::int64_t ncols, bool parts_sorted) {
+  if (parts.size() == 1 && parts[0].nrows == nrows && parts_sorted) return std::move(parts[0]);
   Csr C(nrows, ncols);
   std::size_t guess = 0;
-  for (const Csr& p : parts) guess += p.nnz();
+  for (const Csr& p : parts) guess = std::max<std::size_t>(guess, p.nnz());
   C.col.reserve(guess);
   C.val.reserve(guess);
-  RowAccumulator spa(ncols);
+  SortedRowAccumulator spa(ncols);
   for (std::int64_t r = 0; r < nrows; ++r) {
     for (const Csr& p : parts) {
       if (p.nrows == 0) continue;
       for (std::int64_t q = p.rowptr[r]; q < p.rowptr[r + 1]; ++q) spa.add(p.col[q], p.val[q]);
     }
-    spa.flushRow(C, r, false);
+    spa.flush([&C](int c, double v) {
+      C.col.push_back(c);
+      C.val.push_back(v);
+    });
+    C.rowptr[r + 1] = static_cast<std::int64_t>(C.col.size());
   }
   return C;
 }
@@ -82,6 +87,7 @@ namespace {
 class ReferenceKernel final : public LocalSpGEMM {
  public:
   std::string name() const override { return "reference"; }
+  bool sortsRows() const override { return true; }
   Csr multiply(const Csr& A, const Csr& B) override { return referenceMultiply(A, B); }
 };
 }  // namespace

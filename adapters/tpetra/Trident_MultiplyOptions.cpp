@@ -1,0 +1,121 @@
+#include "Trident_MultiplyOptions.hpp"
+
+#include <Teuchos_StandardParameterEntryValidators.hpp>
+
+#include <trident/core/Errors.hpp>
+#include <trident/local/LocalSpGEMM.hpp>
+
+namespace Trident {
+namespace MatrixMatrix {
+
+namespace {
+const std::string kPrefix = "trident: ";
+}
+
+std::string toString(Algorithm a) {
+  switch (a) {
+    case Algorithm::Trident: return "trident";
+    case Algorithm::Summa: return "summa";
+    case Algorithm::Tpetra: return "tpetra";
+  }
+  return "?";
+}
+
+Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
+  static Teuchos::RCP<Teuchos::ParameterList> pl;
+  if (!pl.is_null()) return pl;
+  using Teuchos::rcp;
+  pl = rcp(new Teuchos::ParameterList("Trident"));
+  pl->set("trident: algorithm", std::string("trident"),
+          "\"trident\" (hierarchical, default), \"summa\" (2D Sparse SUMMA baseline), \"tpetra\" (Tpetra's own Multiply)",
+          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("trident", "summa", "tpetra"))));
+  pl->set("trident: ranks per group", 0,
+          "lambda, ranks per group sharing the fast link; 0 = size of the MPI_COMM_TYPE_SHARED groups",
+          rcp(new Teuchos::EnhancedNumberValidator<int>(0, 1 << 30)));
+  pl->set("trident: permute", std::string("none"), "\"none\" or \"random\" (symmetric random relabeling)",
+          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("none", "random"))));
+  pl->set("trident: permute seed", 12345, "seed of the random relabeling",
+          rcp(new Teuchos::EnhancedNumberValidator<int>()));
+  Teuchos::Array<std::string> kernels;
+  for (auto& k : localKernelNames()) kernels.push_back(k);
+  pl->set("trident: local kernel", std::string("gustavson"),
+          "local SpGEMM backend: \"gustavson\" (sorted rows, default), \"kokkoskernels\", \"reference\"",
+          rcp(new Teuchos::StringValidator(kernels)));
+  pl->set("trident: grid", std::string("auto"),
+          "coarse grid of groups: \"square\" (near-square 2D, the paper's), \"rows\" (groups x 1: nothing crosses "
+          "Gi between Tpetra's 1D rows and the tiles), or \"auto\" (the one with less estimated Gi traffic)",
+          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("auto", "square", "rows"))));
+  pl->set("trident: fetch", std::string("needed"),
+          "Trident's Gi fetch of B: \"needed\" (only the rows the requesting group's A tile uses) or \"whole\" "
+          "(whole slices, the paper's volume model)",
+          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("needed", "whole"))));
+  pl->set("trident: lookahead", 2, "rounds of tiles in flight ahead of the multiply (>= 1)",
+          rcp(new Teuchos::EnhancedNumberValidator<int>(1, 1 << 20)));
+  return pl;
+}
+
+MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList>& params, MPI_Comm comm) {
+  MultiplyOptions o;
+  o.tpetra_params = Teuchos::rcp(new Teuchos::ParameterList("Tpetra"));
+  std::string error;
+  auto valid = getValidParameters();
+  if (!params.is_null()) {
+    for (auto it = params->begin(); it != params->end() && error.empty(); ++it) {
+      const std::string& key = params->name(it);
+      const Teuchos::ParameterEntry& e = params->entry(it);
+      if (key.compare(0, kPrefix.size(), kPrefix) != 0) {
+        o.tpetra_params->setEntry(key, e);
+        continue;
+      }
+      if (!valid->isParameter(key)) {
+        error = "unknown parameter \"" + key + "\"; valid:";
+        for (auto v = valid->begin(); v != valid->end(); ++v) error += " \"" + valid->name(v) + "\"";
+        break;
+      }
+      try {
+        valid->getEntry(key).validator()->validate(e, key, "Trident");
+        if (e.getAny(false).type() != valid->getEntry(key).getAny(false).type())
+          throw std::invalid_argument("wrong type");
+      } catch (const std::exception&) {
+        error = "bad value for \"" + key + "\" (" + Teuchos::toString(e) + "); " + valid->getEntry(key).docString();
+      }
+    }
+    if (error.empty()) {
+      auto str = [&](const char* k, const char* def) {
+        return params->isParameter(k) ? params->get<std::string>(k) : std::string(def);
+      };
+      auto num = [&](const char* k, int def) { return params->isParameter(k) ? params->get<int>(k) : def; };
+      const std::string algo = str("trident: algorithm", "trident");
+      o.algorithm = algo == "summa" ? Algorithm::Summa : algo == "tpetra" ? Algorithm::Tpetra : Algorithm::Trident;
+      o.ranks_per_group = num("trident: ranks per group", 0);
+      o.permute = str("trident: permute", "none") == "random";
+      o.seed = num("trident: permute seed", 12345);
+      o.local_kernel = str("trident: local kernel", "gustavson");
+      o.lookahead = num("trident: lookahead", 2);
+      const std::string g = str("trident: grid", "auto");
+      o.grid = g == "square" ? GridChoice::Square : g == "rows" ? GridChoice::Rows : GridChoice::Auto;
+      o.fetch = str("trident: fetch", "needed") == "whole" ? Fetch::Whole : Fetch::Needed;
+    }
+  }
+  throwIfAnyRank(comm, !error.empty(), error);
+  // As Tpetra's Multiply: C's global constants are computed unless the caller says otherwise.
+  if (!o.tpetra_params->isParameter("compute global constants")) o.tpetra_params->set("compute global constants", true);
+  // Every rank must agree, or the ranks would disagree about the grid and deadlock.
+  int kernel = 0;
+  const auto names = localKernelNames();
+  for (std::size_t t = 0; t < names.size(); ++t)
+    if (names[t] == o.local_kernel) kernel = static_cast<int>(t);
+  int v[] = {o.ranks_per_group, o.lookahead, static_cast<int>(o.algorithm), o.permute ? 1 : 0, o.seed, kernel,
+             static_cast<int>(o.grid), static_cast<int>(o.fetch)};
+  constexpr int nv = sizeof(v) / sizeof(v[0]);
+  int lo[nv], hi[nv];
+  MPI_Allreduce(v, lo, nv, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(v, hi, nv, MPI_INT, MPI_MAX, comm);
+  bool same = true;
+  for (int t = 0; t < nv; ++t) same = same && lo[t] == hi[t];
+  throwIfAnyRank(comm, !same, "the \"trident: ...\" parameters must be the same on every rank");
+  return o;
+}
+
+}  // namespace MatrixMatrix
+}  // namespace Trident

@@ -1,0 +1,382 @@
+// MultiplyPlan: validation, grid choice, layout and the per-execute phases (in, multiply, out).
+#include "Trident_MultiplyPlan.hpp"
+
+#include <TpetraExt_MatrixMatrix.hpp>
+#include <Tpetra_Import.hpp>
+#include <Tpetra_RowMatrixTransposer.hpp>
+#include <Tpetra_Vector.hpp>
+#include <algorithm>
+
+#include "Trident_MultiplyOptions.hpp"
+#include "Trident_ResultAssembly.hpp"
+#include "Trident_TpetraConversion.hpp"
+#include <trident/algorithms/Algorithms.hpp>
+#include <trident/core/Errors.hpp>
+#include <trident/grid/Topology.hpp>
+#include <trident/partition/Layout.hpp>
+#include <trident/partition/Permutation.hpp>
+#include <trident/partition/Redistribute.hpp>
+#include <trident/stats/PhaseTimer.hpp>
+
+namespace Trident {
+namespace MatrixMatrix {
+
+namespace {
+
+// Everything that can be wrong with the operands, checked on every rank before any tile moves.
+void validateOperands(const crs_matrix_type& A, bool tA, const crs_matrix_type& B, bool tB, MPI_Comm comm) {
+  throwIfAnyRank(comm, !A.isFillComplete(), "A is not fill-complete; call A.fillComplete() first");
+  throwIfAnyRank(comm, !B.isFillComplete(), "B is not fill-complete; call B.fillComplete() first");
+  const auto Adom = tA ? A.getRangeMap() : A.getDomainMap();
+  const auto Aran = tA ? A.getDomainMap() : A.getRangeMap();
+  const auto Bran = tB ? B.getDomainMap() : B.getRangeMap();
+  const auto Bdom = tB ? B.getRangeMap() : B.getDomainMap();
+  const auto m = Aran->getGlobalNumElements(), k = Adom->getGlobalNumElements();
+  const auto k2 = Bran->getGlobalNumElements(), n = Bdom->getGlobalNumElements();
+  requireAll(k == k2, "Trident: inner dimensions do not match: op(A) is " + std::to_string(m) + " x " +
+                          std::to_string(k) + " but op(B) is " + std::to_string(k2) + " x " + std::to_string(n));
+}
+
+void validateResult(const crs_matrix_type& A, bool tA, const crs_matrix_type& C, MPI_Comm comm) {
+  const auto opArow = tA ? A.getDomainMap() : A.getRowMap();
+  requireAll(C.getRowMap()->isSameAs(*opArow),
+             "Trident: C must be constructed on op(A)'s row map (A's row map, or A's domain map when transposed)");
+  throwIfAnyRank(comm, !C.isFillComplete() && C.getNodeNumEntries() > 0,
+                 "C is neither empty nor fill-complete; pass an empty C, or a fill-complete C whose pattern "
+                 "holds the product");
+}
+
+// A 64-bit fingerprint of what a plan depends on: row and column map GIDs, the local graph and,
+// for op(A), which stored entries are zero (they are skipped). Compared on every execute.
+std::uint64_t patternFingerprint(const crs_matrix_type& M, bool zeros_matter) {
+  std::uint64_t h = 0x9E3779B97F4A7C15ull;
+  auto mix = [&h](std::uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull + h;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    h = x ^ (x >> 31);
+  };
+  for (GO g : M.getRowMap()->getNodeElementList()) mix(static_cast<std::uint64_t>(g));
+  mix(0xFFFF);
+  for (GO g : M.getColMap()->getNodeElementList()) mix(static_cast<std::uint64_t>(g));
+  auto local = M.getLocalMatrixHost();
+  for (std::size_t r = 0; r < local.graph.row_map.extent(0); ++r) mix(local.graph.row_map(r));
+  for (std::size_t q = 0; q < local.graph.entries.extent(0); ++q) mix(static_cast<std::uint64_t>(local.graph.entries(q)));
+  if (zeros_matter)
+    for (std::size_t q = 0; q < local.values.extent(0); ++q)
+      if (local.values(q) == 0.0) mix(q);
+  return h;
+}
+
+Teuchos::RCP<const crs_matrix_type> transposeOf(const crs_matrix_type& M) {
+  Tpetra::RowMatrixTransposer<double, LO, GO, Node> transposer(Teuchos::rcpFromRef(M));
+  return transposer.createTranspose();
+}
+
+// nnz(B(k,:)) for every column k of A's column map, through one import of B's row lengths (the
+// rows Tpetra's own Multiply would import). Collective.
+struct RowLengthsAtColumns {
+  Teuchos::RCP<const Tpetra::Import<LO, GO, Node>> importer;
+  std::vector<double> len;  // indexed by A's local column
+};
+RowLengthsAtColumns rowLengthsAtColumns(const crs_matrix_type& A, const crs_matrix_type& B) {
+  using vec_t = Tpetra::Vector<double, LO, GO, Node>;
+  vec_t rowLen(B.getRowMap());
+  {
+    auto d = rowLen.getDataNonConst(0);
+    for (LO r = 0; r < static_cast<LO>(B.getNodeNumRows()); ++r) d[r] = static_cast<double>(B.getNumEntriesInLocalRow(r));
+  }
+  RowLengthsAtColumns out;
+  out.importer = Teuchos::rcp(new Tpetra::Import<LO, GO, Node>(B.getRowMap(), A.getColMap()));
+  vec_t atCols(A.getColMap());
+  atCols.doImport(rowLen, *out.importer, Tpetra::INSERT);
+  auto d = atCols.getData(0);
+  out.len.assign(d.begin(), d.end());
+  return out;
+}
+
+// Multiply-adds of every local row of A*B: each nonzero A(i,k) meets the nnz(B(k,:)) entries of
+// row k (A's stored zeros are skipped, as Tpetra's kernel does).
+std::vector<std::int64_t> multiplyAddsPerRow(const crs_matrix_type& A, const std::vector<double>& len) {
+  auto local = A.getLocalMatrixHost();
+  std::vector<std::int64_t> work(A.getNodeNumRows(), 0);
+  for (LO r = 0; r < static_cast<LO>(work.size()); ++r)
+    for (std::size_t q = local.graph.row_map(r); q < local.graph.row_map(r + 1); ++q)
+      if (local.values(q) != 0.0) work[r] += static_cast<std::int64_t>(len[local.graph.entries(q)]);
+  return work;
+}
+
+// Bytes Tpetra's own Multiply moves: the import of the remote B rows that A's columns need,
+// packed with global column, owning PID and value per entry (20 B) plus a row header (8 B), as
+// Tpetra's MMM import packs them. Split into Gi/Li by the groups of source and destination.
+void tpetraImportBytes(const crs_matrix_type& A, const crs_matrix_type& B, const Topology& topo, MultiplyStats& st) {
+  const RowLengthsAtColumns rl = rowLengthsAtColumns(A, B);
+  for (std::int64_t w : multiplyAddsPerRow(A, rl.len)) st.local_flops += static_cast<std::uint64_t>(w);
+  auto target = A.getColMap();
+  auto source = B.getRowMap();
+  auto lids = rl.importer->getRemoteLIDs();
+  Teuchos::Array<GO> remoteGids(lids.size());
+  for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) remoteGids[t] = target->getGlobalElement(lids[t]);
+  Teuchos::Array<int> pids(lids.size());
+  Teuchos::Array<LO> srcLids(lids.size());
+  source->getRemoteIndexList(remoteGids(), pids(), srcLids());
+  std::vector<std::uint64_t> sent_to(topo.P(), 0);
+  for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) {
+    const std::uint64_t bytes = 8 + 20 * static_cast<std::uint64_t>(rl.len[lids[t]]);
+    (topo.same_group(topo.rank(), pids[t]) ? st.li_bytes_recv : st.gi_bytes_recv) += bytes;
+    sent_to[pids[t]] += bytes;
+  }
+  // What I receive from p is what p sends me: one Alltoall turns receipts into sends.
+  std::vector<std::uint64_t> sent_by_me(topo.P(), 0);
+  MPI_Alltoall(sent_to.data(), 1, MPI_UINT64_T, sent_by_me.data(), 1, MPI_UINT64_T, topo.world());
+  for (int p = 0; p < topo.P(); ++p) (topo.same_group(topo.rank(), p) ? st.li_bytes_sent : st.gi_bytes_sent) += sent_by_me[p];
+}
+
+// "trident: grid" = "auto": estimates, in entries, what crosses Gi with each grid and picks the
+// smaller. rows (G x 1): group g fetches the B rows its A rows touch (coverage c_g of the inner
+// dimension), nothing else crosses Gi, since the tiles line up with the 1D rows. square (qr x qc):
+// the multiply fetches (qc-1)/qc of A and (qr-1)/qr of B per group, and the way in already moves
+// (qc-1)/qc of A and B between groups; the way out (part of C) is left out, which favours square.
+bool preferRowsGrid(const TileGrid& square, const Triplets& TA, const Triplets& TB, std::int64_t k,
+                    const Topology& topo, bool fetch_needed) {
+  const int G = topo.groups();
+  if (G == 1 || square.cols == 1) return false;  // same grid either way
+  double coverage = 1.0;
+  if (fetch_needed && k > 0) {
+    std::vector<std::uint8_t> used(static_cast<std::size_t>(k), 0);
+    for (std::int64_t c : TA.col) used[c] = 1;
+    MPI_Allreduce(MPI_IN_PLACE, used.data(), static_cast<int>(used.size()), MPI_UINT8_T, MPI_BOR, topo.li_comm());
+    std::int64_t covered = 0;
+    for (std::uint8_t u : used) covered += u;
+    coverage = static_cast<double>(covered) / static_cast<double>(k);
+  }
+  // Every rank adds its group's coverage / lambda: the sum is the sum over groups.
+  double v[3] = {coverage / topo.ranks_per_group(), static_cast<double>(TA.size()), static_cast<double>(TB.size())};
+  MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_SUM, topo.world());
+  const double sumCoverage = v[0], nnzA = v[1], nnzB = v[2];
+  const double rows = sumCoverage * nnzB * (G - 1) / G;
+  const double qc = square.cols, qr = square.rows;
+  const double squareGi = (qc - 1) * nnzA + (qr - 1) * nnzB * (sumCoverage / G) + (qc - 1) / qc * (nnzA + nnzB);
+  return rows <= squareGi;
+}
+
+}  // namespace
+
+struct MultiplyPlan::Impl {
+  MultiplyOptions opt;
+  MPI_Comm world = MPI_COMM_NULL;
+  std::shared_ptr<const Topology> topo;
+  bool tA = false, tB = false, summa = false;
+  std::uint64_t fingerprintA = 0, fingerprintB = 0;
+  bool keep = true;
+  int executions = 0, reused = 0;
+  MultiplyStats stats;
+  PhaseTimes setup;  // the plan's own cost, reported with the first execute
+
+  // Position space.
+  std::unique_ptr<tpetra::MapPositions> rowPos, colPos;
+  std::vector<std::int64_t> aRow, aCol, bRow, bCol;
+  Permutation prow, pinner, pcol;
+  Teuchos::RCP<const map_type> domainB, rangeA;
+  Layout L;
+  RankOf rank_of;
+  int my_unit = 0, my_k = 0;
+  AlgorithmState state;
+  std::unique_ptr<tpetra::ResultAssembly> assembly;
+  // The operands as the plan saw them, used by the first execute of a one-shot plan (Multiply).
+  Triplets firstA, firstB;
+  bool haveFirst = false;
+
+  Triplets triplets(const crs_matrix_type& Ap, const crs_matrix_type& Bp, Triplets* TB) const {
+    *TB = tpetra::toTriplets(Bp, bRow, bCol, pinner, pcol, false);
+    return tpetra::toTriplets(Ap, aRow, aCol, prow, pinner, true);
+  }
+};
+
+MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
+                           const Teuchos::RCP<Teuchos::ParameterList>& params)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& p = *impl_;
+  p.state.keep_pattern = p.keep;
+  const double t0 = MPI_Wtime();
+  p.world = tpetra::rawComm(A.getComm());
+  p.opt = MultiplyOptions::parse(params, p.world);
+  validateOperands(A, transposeA, B, transposeB, p.world);
+  p.tA = transposeA;
+  p.tB = transposeB;
+  p.fingerprintA = patternFingerprint(A, !transposeA);
+  p.fingerprintB = patternFingerprint(B, false);
+  p.topo = cachedTopology(p.world, p.opt.ranks_per_group);
+  const Topology& topo = *p.topo;
+  p.stats.algorithm = toString(p.opt.algorithm);
+  p.stats.P = topo.P();
+  p.stats.ranks_per_group = topo.ranks_per_group();
+  if (p.opt.algorithm == Algorithm::Tpetra) return;
+  p.summa = p.opt.algorithm == Algorithm::Summa;
+
+  Teuchos::TimeMonitor total_timer(*phaseTimer("Trident: total"));
+  PhaseTimer t(p.setup.redistribute_in, "Trident: redistribute in");
+  auto Ap = transposeA ? transposeOf(A) : Teuchos::rcpFromRef(A);
+  auto Bp = transposeB ? transposeOf(B) : Teuchos::rcpFromRef(B);
+  p.domainB = Bp->getDomainMap();
+  p.rangeA = Ap->getRangeMap();
+  p.rowPos = std::make_unique<tpetra::MapPositions>(*Ap->getRowMap());
+  tpetra::MapPositions innerPos(*Ap->getDomainMap());
+  p.colPos = std::make_unique<tpetra::MapPositions>(*p.domainB);
+  const std::int64_t m = p.rowPos->global(), k = innerPos.global(), n = p.colPos->global();
+
+  // Global IDs -> positions. B's rows must be global IDs of op(A)'s domain map.
+  p.aRow.resize(Ap->getNodeNumRows());
+  for (std::size_t r = 0; r < p.aRow.size(); ++r) p.aRow[r] = p.rowPos->first() + static_cast<std::int64_t>(r);
+  p.aCol = tpetra::positionsOf(*Ap->getDomainMap(), innerPos, Ap->getColMap()->getNodeElementList(), "a column of op(A)");
+  p.bRow = tpetra::positionsOf(*Ap->getDomainMap(), innerPos, Bp->getRowMap()->getNodeElementList(),
+                               "a row of op(B) (op(B)'s rows must match op(A)'s domain map)");
+  p.bCol = tpetra::positionsOf(*p.domainB, *p.colPos, Bp->getColMap()->getNodeElementList(), "a column of op(B)");
+  if (p.opt.permute) {
+    const auto seed = static_cast<std::uint64_t>(p.opt.seed);
+    p.prow = Permutation(m, seed);
+    p.pinner = Permutation(k, seed);
+    p.pcol = Permutation(n, seed);
+  }
+  Triplets TB;
+  Triplets TA = p.triplets(*Ap, *Bp, &TB);
+
+  // A's slices are balanced by the work of their rows, the multiply-adds (the entries of B each
+  // row meets), not by A's entries alone: on power-law graphs the two differ by orders of
+  // magnitude. One import of B's row lengths onto A's columns gives it.
+  const std::vector<std::int64_t> rowWork = multiplyAddsPerRow(*Ap, rowLengthsAtColumns(*Ap, *Bp).len);
+  std::vector<std::int64_t> aw(p.aRow.size()), bw(p.bRow.size()), ap(p.aRow.size()), bp(p.bRow.size());
+  for (std::size_t r = 0; r < p.aRow.size(); ++r) {
+    ap[r] = p.prow(p.aRow[r]);
+    aw[r] = static_cast<std::int64_t>(Ap->getNumEntriesInLocalRow(static_cast<LO>(r))) + rowWork[r];
+  }
+  for (std::size_t r = 0; r < p.bRow.size(); ++r) {
+    bp[r] = p.pinner(p.bRow[r]);
+    bw[r] = static_cast<std::int64_t>(Bp->getNumEntriesInLocalRow(static_cast<LO>(r)));
+  }
+  TileGrid grid = p.summa ? TileGrid::forUnits(topo.P()) : TileGrid::forUnits(topo.groups());
+  const bool fetchNeeded = p.opt.fetch == Fetch::Needed;
+  if (!p.summa && (p.opt.grid == GridChoice::Rows ||
+                   (p.opt.grid == GridChoice::Auto && preferRowsGrid(grid, TA, TB, k, topo, fetchNeeded))))
+    grid = TileGrid::rowsOnly(topo.groups());
+  p.L = makeLayout(grid, p.summa ? 1 : topo.ranks_per_group(), m, k, n, ap, aw, bp, bw, p.world);
+  const std::shared_ptr<const Topology> topoPtr = p.topo;
+  p.rank_of = p.summa ? RankOf([](int unit, int) { return unit; })
+                      : RankOf([topoPtr](int unit, int kk) { return topoPtr->world_rank_of(unit, kk); });
+  p.my_unit = p.summa ? topo.rank() : topo.group();
+  p.my_k = p.summa ? 0 : topo.k();
+  p.assembly = std::make_unique<tpetra::ResultAssembly>(p.L, p.rank_of, p.my_unit, p.my_k, p.prow, p.pcol, *p.rowPos,
+                                                        *p.colPos, p.world);
+  p.stats.grid_rows = p.L.grid.rows;
+  p.stats.grid_cols = p.L.grid.cols;
+  p.stats.rounds = p.L.grid.rounds;
+  p.firstA = std::move(TA);
+  p.firstB = std::move(TB);
+  p.haveFirst = true;
+  p.setup.total = MPI_Wtime() - t0;
+}
+
+MultiplyPlan::~MultiplyPlan() = default;
+
+void MultiplyPlan::keepForReuse(bool keep) {
+  impl_->keep = keep;
+  impl_->state.keep_pattern = keep;
+}
+
+const MultiplyStats& MultiplyPlan::stats() const { return impl_->stats; }
+int MultiplyPlan::executions() const { return impl_->executions; }
+int MultiplyPlan::reusedExecutions() const { return impl_->reused; }
+
+void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C,
+                           bool call_FillComplete_on_result, const std::string& label) {
+  Impl& p = *impl_;
+  const double t_start = MPI_Wtime();
+  const Topology& topo = *p.topo;
+  MultiplyStats& stats = p.stats;
+  const MultiplyStats fresh = [&] {
+    MultiplyStats s;
+    s.algorithm = stats.algorithm;
+    s.P = stats.P;
+    s.ranks_per_group = stats.ranks_per_group;
+    s.grid_rows = stats.grid_rows;
+    s.grid_cols = stats.grid_cols;
+    s.rounds = stats.rounds;
+    return s;
+  }();
+  stats = fresh;
+  if (p.executions == 0) stats.times += p.setup;
+
+  validateOperands(A, p.tA, B, p.tB, p.world);
+  validateResult(A, p.tA, C, p.world);
+  const bool samePattern =
+      patternFingerprint(A, !p.tA) == p.fingerprintA && patternFingerprint(B, false) == p.fingerprintB;
+  throwIfAnyRank(p.world, !samePattern,
+                 "Trident: the pattern (maps, stored entries, or A's stored zeros) of A or B differs from the one "
+                 "the MultiplyPlan was built for; build a new plan");
+
+  if (p.opt.algorithm == Algorithm::Tpetra) {
+    {
+      PhaseTimer t(stats.times.local_multiply, "Trident: Tpetra multiply");
+      Tpetra::MatrixMatrix::Multiply(A, p.tA, B, p.tB, C, call_FillComplete_on_result, label, p.opt.tpetra_params);
+    }
+    stats.times.total = MPI_Wtime() - t_start;
+    // Accounting after the timed part, so that it does not count against Tpetra.
+    auto Ap = p.tA ? transposeOf(A) : Teuchos::rcpFromRef(A);
+    auto Bp = p.tB ? transposeOf(B) : Teuchos::rcpFromRef(B);
+    tpetraImportBytes(*Ap, *Bp, topo, stats);
+    stats.nnz_c_local = C.getNodeNumEntries();
+    ++p.executions;
+    return;
+  }
+
+  Teuchos::TimeMonitor total_timer(*phaseTimer("Trident: total"));
+  std::vector<std::uint64_t> sent(topo.P(), 0);
+  auto accountSent = [&] {
+    for (int d = 0; d < topo.P(); ++d)
+      (topo.same_group(topo.rank(), d) ? stats.redistribute_li_bytes : stats.redistribute_gi_bytes) += sent[d];
+    sent.assign(sent.size(), 0);
+  };
+  OwnedTiles tiles;
+  {
+    PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
+    Triplets TA, TB;
+    if (p.haveFirst && !p.keep) {
+      TA = std::move(p.firstA);
+      TB = std::move(p.firstB);
+    } else {
+      auto Ap = p.tA ? transposeOf(A) : Teuchos::rcpFromRef(A);
+      auto Bp = p.tB ? transposeOf(B) : Teuchos::rcpFromRef(B);
+      TA = p.triplets(*Ap, *Bp, &TB);
+    }
+    p.haveFirst = false;
+    p.firstA = Triplets();
+    p.firstB = Triplets();
+    tiles = distributeTiles(p.L, TA, TB, p.rank_of, p.my_unit, p.my_k, p.world, &sent);
+  }
+  accountSent();
+
+  AlgorithmOptions aopt;
+  aopt.local_kernel = p.opt.local_kernel;
+  aopt.lookahead = p.opt.lookahead;
+  aopt.fetch_needed_rows = p.opt.fetch == Fetch::Needed;
+  Csr Cblk = p.summa ? summaMultiply(p.L, tiles, topo, aopt, stats, &p.state)
+                     : tridentMultiply(p.L, tiles, topo, aopt, stats, &p.state);
+  tiles = OwnedTiles();
+
+  {
+    PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");
+    const bool reused = p.keep && p.assembly->assembleValues(Cblk, C, p.domainB, p.rangeA, call_FillComplete_on_result,
+                                                             p.opt.tpetra_params, &sent);
+    if (reused)
+      ++p.reused;
+    else
+      p.assembly->assemble(Cblk, C, p.domainB, p.rangeA, call_FillComplete_on_result, p.opt.tpetra_params, p.keep,
+                           &sent);
+  }
+  accountSent();
+  stats.times.total = MPI_Wtime() - t_start + (p.executions == 0 ? p.setup.total : 0.0);
+  ++p.executions;
+}
+
+}  // namespace MatrixMatrix
+}  // namespace Trident

@@ -1,0 +1,523 @@
+#include "Trident_ResultAssembly.hpp"
+
+#include <Tpetra_Import.hpp>
+#include <algorithm>
+#include <numeric>
+
+#include <trident/core/Errors.hpp>
+#include <trident/stats/PhaseTimer.hpp>
+
+namespace Trident {
+namespace tpetra {
+
+namespace {
+using import_type = Tpetra::Import<LO, GO, Node>;
+
+constexpr int kTagHeader = 7301, kTagCols = 7302, kTagVals = 7303;
+// Messages are cut into pieces of at most this many bytes, so no MPI count overflows int however
+// large a piece of C is (MPI keeps pieces of one pair and tag in order).
+constexpr std::size_t kMaxMessageBytes = std::size_t{1} << 30;
+
+void isendBytes(const void* buf, std::size_t bytes, int dest, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs) {
+  const char* p = static_cast<const char*>(buf);
+  do {
+    const std::size_t n = std::min(bytes, kMaxMessageBytes);
+    reqs.emplace_back();
+    MPI_Isend(p, static_cast<int>(n), MPI_BYTE, dest, tag, comm, &reqs.back());
+    p += n;
+    bytes -= n;
+  } while (bytes > 0);
+}
+
+void irecvBytes(void* buf, std::size_t bytes, int src, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs) {
+  char* p = static_cast<char*>(buf);
+  do {
+    const std::size_t n = std::min(bytes, kMaxMessageBytes);
+    reqs.emplace_back();
+    MPI_Irecv(p, static_cast<int>(n), MPI_BYTE, src, tag, comm, &reqs.back());
+    p += n;
+    bytes -= n;
+  } while (bytes > 0);
+}
+
+void waitAll(std::vector<MPI_Request>& reqs) {
+  if (!reqs.empty()) MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  reqs.clear();
+}
+
+// Rows with global column IDs, for the paths that go through Tpetra's global-index API.
+struct GlobalRows {
+  std::vector<std::size_t> rowptr;
+  std::vector<GO> col;
+  std::vector<double> val;
+};
+
+void insertOrReuse(crs_matrix_type& C, const GlobalRows& rows, const Teuchos::RCP<const map_type>& domainMap,
+                   const Teuchos::RCP<const map_type>& rangeMap, bool fill_complete,
+                   const Teuchos::RCP<Teuchos::ParameterList>& fill_params, MPI_Comm comm) {
+  const LO nrows = static_cast<LO>(rows.rowptr.size()) - 1;
+  auto rowMap = C.getRowMap();
+  if (C.isFillComplete()) {
+    // Reuse: C's pattern must hold every entry of the product; check before touching C.
+    bool fits = true;
+    GO bad_row = 0, bad_col = 0;
+    auto colMap = C.getColMap();
+    for (LO r = 0; r < nrows && fits; ++r) {
+      typename crs_matrix_type::local_inds_host_view_type inds;
+      typename crs_matrix_type::values_host_view_type vals;
+      C.getLocalRowView(r, inds, vals);
+      std::vector<LO> have(inds.data(), inds.data() + inds.extent(0));
+      std::sort(have.begin(), have.end());
+      for (std::size_t q = rows.rowptr[r]; q < rows.rowptr[r + 1]; ++q) {
+        const LO c = colMap->getLocalElement(rows.col[q]);
+        if (c == Teuchos::OrdinalTraits<LO>::invalid() || !std::binary_search(have.begin(), have.end(), c)) {
+          fits = false;
+          bad_row = rowMap->getGlobalElement(r);
+          bad_col = rows.col[q];
+          break;
+        }
+      }
+    }
+    throwIfAnyRank(comm, !fits,
+                   "C is fill-complete but its pattern lacks entry (" + std::to_string(bad_row) + ", " +
+                       std::to_string(bad_col) + ") of the product; pass an empty C or one whose pattern holds A*B");
+    C.resumeFill();
+    C.setAllToScalar(0.0);
+    for (LO r = 0; r < nrows; ++r) {
+      const std::size_t b = rows.rowptr[r], n = rows.rowptr[r + 1] - b;
+      C.replaceGlobalValues(rowMap->getGlobalElement(r), Teuchos::ArrayView<const GO>(rows.col.data() + b, n),
+                            Teuchos::ArrayView<const double>(rows.val.data() + b, n));
+    }
+  } else {
+    // The caller chose C's column map (and its allocation): insert by global index.
+    for (LO r = 0; r < nrows; ++r) {
+      const std::size_t b = rows.rowptr[r], n = rows.rowptr[r + 1] - b;
+      if (n == 0) continue;
+      C.insertGlobalValues(rowMap->getGlobalElement(r), Teuchos::ArrayView<const GO>(rows.col.data() + b, n),
+                           Teuchos::ArrayView<const double>(rows.val.data() + b, n));
+    }
+  }
+  if (fill_complete) C.fillComplete(domainMap, rangeMap, fill_params);
+}
+
+// Column positions -> C's local column indices, in Tpetra's column-map convention
+// (Tpetra::Details::makeColMap): the columns the domain map owns on this rank first, in
+// domain-map order, then the remote ones by owning rank, then by GID. Dense (an int per column
+// of the matrix) while that is small next to this rank's part of C; otherwise a sorted list of
+// the used columns, so memory stays proportional to the local data for hypersparse matrices.
+class ColumnNumbering {
+ public:
+  // forEachPosition(f) calls f(position) for every entry of this rank's part of C.
+  template <class ForEachPosition>
+  ColumnNumbering(ForEachPosition&& forEachPosition, std::size_t nnz, const MapPositions& colPos,
+                  const Teuchos::RCP<const map_type>& domainMap) {
+    const std::int64_t n = colPos.global(), first = colPos.first();
+    const std::int64_t nlocal = static_cast<std::int64_t>(domainMap->getNodeNumElements());
+    dense_ = n <= 8 * static_cast<std::int64_t>(nnz) + (1 << 16);
+    std::vector<std::int64_t> used;
+    if (dense_) {
+      slot_.assign(static_cast<std::size_t>(n), -1);
+      forEachPosition([this](std::int64_t p) { slot_[p] = 0; });
+      for (std::int64_t p = 0; p < n; ++p)
+        if (slot_[p] == 0) used.push_back(p);
+    } else {
+      used.reserve(nnz);
+      forEachPosition([&used](std::int64_t p) { used.push_back(p); });
+      std::sort(used.begin(), used.end());
+      used.erase(std::unique(used.begin(), used.end()), used.end());
+    }
+    // used is ascending; the owned range [first, first + nlocal) is one run of it.
+    const auto lo = std::lower_bound(used.begin(), used.end(), first);
+    const auto hi = std::lower_bound(lo, used.end(), first + nlocal);
+    std::vector<std::int64_t> order(lo, hi);
+    local_used_ = static_cast<LO>(order.size());
+    std::vector<std::int64_t> remote(used.begin(), lo);
+    remote.insert(remote.end(), hi, used.end());
+    for (std::int64_t p : order) gids_.push_back(domainMap->getGlobalElement(static_cast<LO>(p - first)));
+    std::vector<GO> remoteGids;
+    if (colPos.linear()) {
+      for (std::int64_t p : remote) remoteGids.push_back(colPos.base() + p);
+    } else {
+      remoteGids = gidsAt(domainMap, colPos, remote);  // collective
+      // Positions run by owner; within one owner Tpetra orders by GID.
+      std::vector<std::size_t> idx(remote.size());
+      std::iota(idx.begin(), idx.end(), 0);
+      for (std::size_t b = 0; b < idx.size();) {
+        const int o = colPos.owner(remote[b]);
+        std::size_t e = b + 1;
+        while (e < idx.size() && remote[e] < colPos.begin(o + 1)) ++e;
+        std::sort(idx.begin() + b, idx.begin() + e,
+                  [&](std::size_t x, std::size_t y) { return remoteGids[x] < remoteGids[y]; });
+        b = e;
+      }
+      std::vector<std::int64_t> r2(remote.size());
+      std::vector<GO> g2(remote.size());
+      for (std::size_t t = 0; t < idx.size(); ++t) {
+        r2[t] = remote[idx[t]];
+        g2[t] = remoteGids[idx[t]];
+      }
+      remote.swap(r2);
+      remoteGids.swap(g2);
+    }
+    for (std::size_t t = 0; t < remote.size(); ++t) {
+      order.push_back(remote[t]);
+      gids_.push_back(remoteGids[t]);
+      remote_pids_.push_back(colPos.owner(remote[t]));
+    }
+    if (dense_) {
+      for (std::size_t l = 0; l < order.size(); ++l) slot_[order[l]] = static_cast<int>(l);
+    } else {
+      sorted_pos_ = std::move(used);
+      sorted_lid_.resize(sorted_pos_.size());
+      for (std::size_t l = 0; l < order.size(); ++l)
+        sorted_lid_[std::lower_bound(sorted_pos_.begin(), sorted_pos_.end(), order[l]) - sorted_pos_.begin()] =
+            static_cast<LO>(l);
+    }
+  }
+  LO lid(std::int64_t p) const {
+    if (dense_) return slot_[p];
+    return sorted_lid_[std::lower_bound(sorted_pos_.begin(), sorted_pos_.end(), p) - sorted_pos_.begin()];
+  }
+  LO localUsed() const { return local_used_; }
+  const std::vector<GO>& gids() const { return gids_; }
+  Teuchos::Array<int> remotePids() const { return Teuchos::Array<int>(remote_pids_); }
+
+ private:
+  bool dense_ = true;
+  std::vector<int> slot_;
+  std::vector<std::int64_t> sorted_pos_;
+  std::vector<LO> sorted_lid_;
+  LO local_used_ = 0;
+  std::vector<GO> gids_;
+  std::vector<int> remote_pids_;
+};
+}  // namespace
+
+ResultAssembly::ResultAssembly(const Layout& L, const RankOf& rank_of, int my_unit, int my_k,
+                               const Permutation& row_perm, const Permutation& col_perm, const MapPositions& rowPos,
+                               const MapPositions& colPos, MPI_Comm comm)
+    : comm_(comm), colPos_(colPos), col_perm_(col_perm), L_(L) {
+  MPI_Comm_rank(comm, &me_);
+  int P = 1;
+  MPI_Comm_size(comm, &P);
+  const TileGrid& g = L.grid;
+  const int i = g.unit_row(my_unit), j = g.unit_col(my_unit);
+  row0_ = L.a_slice(i, my_k);
+  col0_ = L.col_bounds[j];
+  const std::int64_t nblock = L.a_slice(i, my_k + 1) - row0_;
+
+  // Sending: the owner of every row of my block (empty rows too: the receiver expects them).
+  std::vector<int> index(P, -1);
+  for (std::int64_t r = 0; r < nblock; ++r) {
+    const int owner = rowPos.owner(row_perm.inverse(row0_ + r));
+    if (index[owner] < 0) {
+      index[owner] = static_cast<int>(send_.size());
+      send_.emplace_back();
+      send_.back().rank = owner;
+    }
+    send_[index[owner]].rows.push_back(r);
+  }
+  // Receiving: for every row I own, the ranks whose blocks hold a piece of it (one per column
+  // block), in the order those ranks walk their block rows (ascending relabeled position).
+  local_rows_ = static_cast<std::size_t>(rowPos.begin(me_ + 1) - rowPos.first());
+  index.assign(P, -1);
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> byRank;
+  for (std::size_t l = 0; l < local_rows_; ++l) {
+    const std::int64_t pp = row_perm(rowPos.first() + static_cast<std::int64_t>(l));
+    const int bi = L.row_block(pp), t = L.a_slice_of(bi, pp);
+    for (int bj = 0; bj < g.cols; ++bj) {
+      const int src = rank_of(g.unit(bi, bj), t);
+      if (index[src] < 0) {
+        index[src] = static_cast<int>(recv_.size());
+        recv_.emplace_back();
+        recv_.back().rank = src;
+        recv_.back().col_block = bj;
+        byRank.emplace_back();
+      }
+      byRank[index[src]].emplace_back(pp, static_cast<std::int64_t>(l));
+    }
+  }
+  for (std::size_t s = 0; s < recv_.size(); ++s) {
+    auto& v = byRank[s];
+    if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+    recv_[s].rows.reserve(v.size());
+    for (auto& e : v) recv_[s].rows.push_back(e.second);
+  }
+  // Pieces are placed by column block, so that with no column relabeling a row is already in
+  // position order when all its pieces are in.
+  std::stable_sort(recv_.begin(), recv_.end(),
+                   [](const Partner& a, const Partner& b) { return a.col_block < b.col_block; });
+}
+
+void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teuchos::RCP<const map_type>& domainMap,
+                              const Teuchos::RCP<const map_type>& rangeMap, bool fill_complete,
+                              const Teuchos::RCP<Teuchos::ParameterList>& fill_params, bool keep,
+                              std::vector<std::uint64_t>* bytes_to) {
+  struct Piece {
+    std::vector<std::int64_t> counts;
+    std::vector<int> cols;
+    std::vector<double> vals;
+  };
+  std::vector<Piece> out(send_.size()), in(recv_.size());
+  std::vector<MPI_Request> reqs;
+  int selfSend = -1;
+  {
+    Teuchos::TimeMonitor tm(*phaseTimer("Trident: redistribute out: exchange"));
+    std::vector<MPI_Request> hreqs;
+    // Post the header receives first, so early senders do not land in the unexpected queue.
+    for (std::size_t s = 0; s < recv_.size(); ++s) {
+      Partner& p = recv_[s];
+      if (p.rank == me_) continue;
+      in[s].counts.resize(p.rows.size());
+      irecvBytes(in[s].counts.data(), 8 * p.rows.size(), p.rank, kTagHeader, comm_, hreqs);
+    }
+    for (std::size_t d = 0; d < send_.size(); ++d) {
+      Partner& p = send_[d];
+      Piece& pc = out[d];
+      pc.counts.resize(p.rows.size());
+      std::int64_t n = 0;
+      for (std::size_t t = 0; t < p.rows.size(); ++t) {
+        const std::int64_t r = p.rows[t];
+        pc.counts[t] = block.rowptr[r + 1] - block.rowptr[r];
+        n += pc.counts[t];
+      }
+      p.entries = n;
+      if (p.rank == me_) {  // read straight from the block below
+        selfSend = static_cast<int>(d);
+        continue;
+      }
+      pc.cols.resize(n);
+      pc.vals.resize(n);
+      std::int64_t at = 0;
+      for (std::int64_t r : p.rows) {
+        const std::int64_t b = block.rowptr[r], e = block.rowptr[r + 1];
+        std::copy(block.col.begin() + b, block.col.begin() + e, pc.cols.begin() + at);
+        std::copy(block.val.begin() + b, block.val.begin() + e, pc.vals.begin() + at);
+        at += e - b;
+      }
+      isendBytes(pc.counts.data(), 8 * pc.counts.size(), p.rank, kTagHeader, comm_, reqs);
+      isendBytes(pc.cols.data(), 4 * static_cast<std::size_t>(n), p.rank, kTagCols, comm_, reqs);
+      isendBytes(pc.vals.data(), 8 * static_cast<std::size_t>(n), p.rank, kTagVals, comm_, reqs);
+      if (bytes_to) (*bytes_to)[p.rank] += 8 * pc.counts.size() + 12 * static_cast<std::uint64_t>(n);
+    }
+    waitAll(hreqs);
+    for (std::size_t s = 0; s < recv_.size(); ++s) {
+      Partner& p = recv_[s];
+      if (p.rank == me_) {
+        if (selfSend < 0) throw std::logic_error("Trident: internal error: the assembly lost this rank's own rows");
+        p.counts = out[selfSend].counts;
+        p.entries = send_[selfSend].entries;
+        continue;
+      }
+      p.counts = in[s].counts;
+      p.entries = std::accumulate(p.counts.begin(), p.counts.end(), std::int64_t{0});
+      in[s].cols.resize(p.entries);
+      in[s].vals.resize(p.entries);
+      irecvBytes(in[s].cols.data(), 4 * static_cast<std::size_t>(p.entries), p.rank, kTagCols, comm_, hreqs);
+      irecvBytes(in[s].vals.data(), 8 * static_cast<std::size_t>(p.entries), p.rank, kTagVals, comm_, hreqs);
+    }
+    waitAll(hreqs);
+    waitAll(reqs);
+    out.clear();
+  }
+  // The t-th row of piece s: its entries' block-local columns and values.
+  auto rowOf = [&](std::size_t s, std::size_t t, std::int64_t e) -> std::pair<const int*, const double*> {
+    if (recv_[s].rank != me_) return {in[s].cols.data() + e, in[s].vals.data() + e};
+    const std::int64_t r = send_[selfSend].rows[t];
+    return {block.col.data() + block.rowptr[r], block.val.data() + block.rowptr[r]};
+  };
+
+  Teuchos::RCP<Teuchos::TimeMonitor> colTimer =
+      Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: redistribute out: column map")));
+  Teuchos::ArrayRCP<std::size_t> ptr = Teuchos::arcp<std::size_t>(local_rows_ + 1);
+  std::fill(ptr.begin(), ptr.end(), 0);
+  for (const Partner& p : recv_)
+    for (std::size_t t = 0; t < p.rows.size(); ++t) ptr[p.rows[t] + 1] += p.counts[t];
+  for (std::size_t r = 0; r < local_rows_; ++r) ptr[r + 1] += ptr[r];
+  const std::size_t nnz = ptr[local_rows_];
+  const bool identityCols = col_perm_.identity();
+  auto forEachPosition = [&](auto&& f) {
+    for (std::size_t s = 0; s < recv_.size(); ++s) {
+      const Partner& p = recv_[s];
+      const std::int64_t c0 = L_.col_bounds[p.col_block];
+      std::int64_t e = 0;
+      for (std::size_t t = 0; t < p.rows.size(); ++t) {
+        const int* cols = rowOf(s, t, e).first;
+        for (std::int64_t q = 0; q < p.counts[t]; ++q)
+          f(identityCols ? c0 + cols[q] : col_perm_.inverse(c0 + cols[q]));
+        e += p.counts[t];
+      }
+    }
+  };
+  const ColumnNumbering numbering(forEachPosition, nnz, colPos_, domainMap);
+  colTimer = Teuchos::null;
+
+  // Place the pieces, each behind the previous ones of its row, columns already as local indices.
+  Teuchos::RCP<Teuchos::TimeMonitor> placeTimer =
+      Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: redistribute out: place")));
+  Teuchos::ArrayRCP<LO> ind = Teuchos::arcp<LO>(nnz);
+  Teuchos::ArrayRCP<double> val = Teuchos::arcp<double>(nnz);
+  {
+    std::vector<std::size_t> next(ptr.begin(), ptr.end() - 1);
+    for (std::size_t s = 0; s < recv_.size(); ++s) {
+      Partner& p = recv_[s];
+      const std::int64_t c0 = L_.col_bounds[p.col_block];
+      if (keep) p.start.resize(p.rows.size());
+      std::int64_t e = 0;
+      for (std::size_t t = 0; t < p.rows.size(); ++t) {
+        std::size_t& at = next[p.rows[t]];
+        if (keep) p.start[t] = static_cast<std::int64_t>(at);
+        const auto piece = rowOf(s, t, e);
+        for (std::int64_t q = 0; q < p.counts[t]; ++q, ++at) {
+          const std::int64_t c = c0 + piece.first[q];
+          ind[at] = numbering.lid(identityCols ? c : col_perm_.inverse(c));
+          val[at] = piece.second[q];
+        }
+        e += p.counts[t];
+      }
+      if (p.rank != me_) in[s] = Piece();
+    }
+  }
+  placeTimer = Teuchos::null;
+  MPI_Comm comm = comm_;
+  if (C.isFillComplete() || C.hasColMap()) {
+    GlobalRows g;
+    g.rowptr.assign(ptr.begin(), ptr.end());
+    g.val.assign(val.begin(), val.end());
+    g.col.resize(nnz);
+    for (std::size_t q = 0; q < nnz; ++q) g.col[q] = numbering.gids()[ind[q]];
+    insertOrReuse(C, g, domainMap, rangeMap, fill_complete, fill_params, comm);
+    kept_ = false;
+    return;
+  }
+
+  // Fresh C: the final local arrays directly. Every row is in position order per piece; in
+  // local-index order the owned columns come first: with contiguous maps and no column
+  // relabeling that is one rotation of the row, otherwise rows that are out of order are sorted.
+  Teuchos::RCP<Teuchos::TimeMonitor> sortTimer =
+      Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: redistribute out: order rows")));
+  std::vector<std::int64_t> origin;  // origin[final index] = arrival index, when rows moved
+  const LO nLocalUsed = numbering.localUsed();
+  std::vector<std::pair<LO, double>> row;
+  std::vector<std::int64_t> rowOrigin;
+  for (std::size_t r = 0; r < local_rows_; ++r) {
+    const std::size_t b = ptr[r], e = ptr[r + 1];
+    if (std::is_sorted(ind.begin() + b, ind.begin() + e)) continue;
+    if (keep && origin.empty()) {
+      origin.resize(nnz);
+      std::iota(origin.begin(), origin.end(), std::int64_t{0});
+    }
+    // Position order -> local order: [remote before the owned range][owned][remote after].
+    std::size_t mid = b;
+    while (mid < e && ind[mid] >= nLocalUsed) ++mid;
+    std::size_t end = mid;
+    while (end < e && ind[end] < nLocalUsed) ++end;
+    std::rotate(ind.begin() + b, ind.begin() + mid, ind.begin() + end);
+    std::rotate(val.begin() + b, val.begin() + mid, val.begin() + end);
+    if (!origin.empty()) std::rotate(origin.begin() + b, origin.begin() + mid, origin.begin() + end);
+    if (std::is_sorted(ind.begin() + b, ind.begin() + e)) continue;
+    // Relabeled columns or a non-contiguous domain map: a real sort.
+    const std::size_t n = e - b;
+    std::vector<std::size_t> perm(n);
+    std::iota(perm.begin(), perm.end(), b);
+    std::sort(perm.begin(), perm.end(), [&](std::size_t x, std::size_t y) { return ind[x] < ind[y]; });
+    row.resize(n);
+    rowOrigin.resize(n);
+    for (std::size_t t = 0; t < n; ++t) {
+      row[t] = {ind[perm[t]], val[perm[t]]};
+      if (!origin.empty()) rowOrigin[t] = origin[perm[t]];
+    }
+    for (std::size_t t = 0; t < n; ++t) {
+      ind[b + t] = row[t].first;
+      val[b + t] = row[t].second;
+      if (!origin.empty()) origin[b + t] = rowOrigin[t];
+    }
+  }
+  sortTimer = Teuchos::null;
+
+  Teuchos::TimeMonitor fillTimer(*phaseTimer("Trident: redistribute out: fill complete"));
+  const std::vector<GO>& gids = numbering.gids();
+  colMap_ = Teuchos::rcp(new map_type(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
+                                      Teuchos::ArrayView<const GO>(gids.data(), gids.size()),
+                                      domainMap->getIndexBase(), domainMap->getComm()));
+  C.replaceColMap(colMap_);
+  C.setAllValues(ptr, ind, val);
+  if (keep) {
+    landing_.clear();
+    if (!origin.empty()) {
+      landing_.resize(nnz);
+      for (std::size_t q = 0; q < nnz; ++q) landing_[origin[q]] = static_cast<std::int64_t>(q);
+    }
+    nnz_ = static_cast<std::int64_t>(nnz);
+    kept_ = true;
+  } else {
+    kept_ = false;
+  }
+  // Remote owners are known: an Import without Tpetra's directory look-up.
+  Teuchos::Array<int> remotePids = numbering.remotePids();
+  importer_ = Teuchos::rcp(new import_type(domainMap, colMap_, remotePids));
+  if (!fill_complete) return;
+  C.expertStaticFillComplete(domainMap, rangeMap, importer_, Teuchos::null, fill_params);
+}
+
+bool ResultAssembly::assembleValues(const Csr& block, crs_matrix_type& C,
+                                    const Teuchos::RCP<const map_type>& domainMap,
+                                    const Teuchos::RCP<const map_type>& rangeMap, bool fill_complete,
+                                    const Teuchos::RCP<Teuchos::ParameterList>& fill_params,
+                                    std::vector<std::uint64_t>* bytes_to) {
+  if (!kept_ || C.getColMap().get() != colMap_.get() ||
+      static_cast<std::int64_t>(C.getNodeNumEntries()) != nnz_)
+    return false;
+  std::vector<std::vector<double>> out(send_.size()), in(recv_.size());
+  std::vector<MPI_Request> reqs, rreqs;
+  {
+    Teuchos::TimeMonitor tm(*phaseTimer("Trident: redistribute out: exchange"));
+    int selfSend = -1;
+    for (std::size_t d = 0; d < send_.size(); ++d) {
+      const Partner& p = send_[d];
+      std::vector<double>& v = out[d];
+      v.reserve(p.entries);
+      for (std::int64_t r : p.rows) v.insert(v.end(), block.val.begin() + block.rowptr[r], block.val.begin() + block.rowptr[r + 1]);
+      if (static_cast<std::int64_t>(v.size()) != p.entries)
+        throw std::logic_error("Trident: the product's pattern changed under a plan");
+      if (p.rank == me_) {
+        selfSend = static_cast<int>(d);
+        continue;
+      }
+      isendBytes(v.data(), 8 * v.size(), p.rank, kTagVals, comm_, reqs);
+      if (bytes_to) (*bytes_to)[p.rank] += 8 * v.size();
+    }
+    for (std::size_t s = 0; s < recv_.size(); ++s) {
+      const Partner& p = recv_[s];
+      if (p.rank == me_) {
+        in[s] = std::move(out[selfSend]);
+        continue;
+      }
+      in[s].resize(p.entries);
+      irecvBytes(in[s].data(), 8 * static_cast<std::size_t>(p.entries), p.rank, kTagVals, comm_, rreqs);
+    }
+    waitAll(rreqs);
+    waitAll(reqs);
+  }
+  Teuchos::TimeMonitor placeTimer(*phaseTimer("Trident: redistribute out: place"));
+  const bool wasFilled = C.isFillComplete();
+  if (wasFilled) C.resumeFill();
+  {
+    auto local = C.getLocalMatrixHost();
+    auto values = local.values;
+    for (std::size_t s = 0; s < recv_.size(); ++s) {
+      const Partner& p = recv_[s];
+      std::int64_t e = 0;
+      for (std::size_t t = 0; t < p.rows.size(); ++t)
+        for (std::int64_t q = 0; q < p.counts[t]; ++q, ++e) {
+          const std::int64_t at = p.start[t] + q;
+          values(landing_.empty() ? at : landing_[at]) = in[s][e];
+        }
+    }
+  }
+  if (fill_complete) C.expertStaticFillComplete(domainMap, rangeMap, importer_, Teuchos::null, fill_params);
+  return true;
+}
+
+}  // namespace tpetra
+}  // namespace Trident

@@ -1,0 +1,85 @@
+#pragma once
+// The way out: every rank's block of C (rows of its slice, columns of its column block, rows sorted)
+// becomes C = Tpetra::CrsMatrix on op(A)'s row map, written once into its final local CSR.
+//
+// Who sends which rows to whom follows from the Layout alone (both sides compute it from the
+// rows they hold), so rows travel point-to-point to the ranks that own them, with exact sizes and
+// no world collective: a row-length header and the entries, per pair of ranks that share rows.
+// Pieces of a row arrive sorted and in column-block order; with Tpetra's contiguous maps the
+// final order by local column index (owned columns first, then remote ones by owner) is one
+// rotation of each row, not a sort. C's column map and its Import come from owners that are
+// already known, without Tpetra's directory look-up.
+//
+// An assembly built with keep = true remembers where every value of C came from, so a plan can
+// later send values only and write them into the same C in place (assembleValues).
+#include <mpi.h>
+#include <cstdint>
+#include <vector>
+
+#include "Trident_TpetraConversion.hpp"
+#include "Trident_TpetraTypes.hpp"
+#include <trident/local/Csr.hpp>
+#include <trident/partition/Layout.hpp>
+#include <trident/partition/Permutation.hpp>
+#include <trident/partition/Redistribute.hpp>
+
+namespace Trident {
+namespace tpetra {
+
+class ResultAssembly {
+ public:
+  // Not collective. my_unit/my_k: the block this rank produces (its unit and slice in L); rank_of
+  // maps (unit, slice) to world ranks of comm. rowPos: positions of C's row map, colPos: of
+  // op(B)'s domain map.
+  ResultAssembly(const Layout& L, const RankOf& rank_of, int my_unit, int my_k, const Permutation& row_perm,
+                 const Permutation& col_perm, const MapPositions& rowPos, const MapPositions& colPos, MPI_Comm comm);
+
+  // Ships the block's rows to their owners and fills C. A fresh C gets its column map (Tpetra's
+  // convention), final CSR and, with fill_complete, expertStaticFillComplete with an Import from
+  // the known owners; a C that is fill-complete or has a column map is filled through Tpetra's
+  // global-index API (its pattern must hold the product). keep: remember the placement for
+  // assembleValues. (*bytes_to)[d] grows by what this rank sent to rank d.
+  void assemble(const Csr& block, crs_matrix_type& C, const Teuchos::RCP<const map_type>& domainMap,
+                const Teuchos::RCP<const map_type>& rangeMap, bool fill_complete,
+                const Teuchos::RCP<Teuchos::ParameterList>& fill_params, bool keep,
+                std::vector<std::uint64_t>* bytes_to);
+
+  // Values only, for a block with the pattern of the one assemble() shipped, into the C that
+  // assemble() built (fresh C), in place. Returns false (and changes nothing) when assemble()
+  // did not keep a fresh-C placement; the caller then assembles again.
+  bool assembleValues(const Csr& block, crs_matrix_type& C, const Teuchos::RCP<const map_type>& domainMap,
+                      const Teuchos::RCP<const map_type>& rangeMap, bool fill_complete,
+                      const Teuchos::RCP<Teuchos::ParameterList>& fill_params, std::vector<std::uint64_t>* bytes_to);
+
+  // The column map and Import of the C that assemble() built (null before).
+  Teuchos::RCP<const map_type> colMap() const { return colMap_; }
+
+ private:
+  struct Partner {
+    int rank = 0;
+    int col_block = 0;                    // receiving: the sender's column block
+    std::vector<std::int64_t> rows;       // sending: my block rows; receiving: my local rows, in send order
+    std::vector<std::int64_t> counts;     // entries per row (filled by assemble)
+    std::vector<std::int64_t> start;      // receiving, kept: where each row's piece begins in C's arrays
+    std::int64_t entries = 0;
+  };
+
+  MPI_Comm comm_;
+  int me_ = 0;
+  std::int64_t row0_ = 0, col0_ = 0;
+  std::size_t local_rows_ = 0;
+  const MapPositions& colPos_;
+  const Permutation& col_perm_;
+  const Layout& L_;
+  std::vector<Partner> send_, recv_;  // recv_ in column-block order; self appears in both
+  // Kept placement: value t of the concatenated received pieces (recv_ order) lands at
+  // landing_[t] of C's value array (empty: identity).
+  bool kept_ = false;
+  std::vector<std::int64_t> landing_;
+  std::int64_t nnz_ = 0;
+  Teuchos::RCP<const map_type> colMap_;
+  Teuchos::RCP<const Tpetra::Import<LO, GO, Node>> importer_;
+};
+
+}  // namespace tpetra
+}  // namespace Trident

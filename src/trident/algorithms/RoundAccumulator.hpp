@@ -1,0 +1,59 @@
+#pragma once
+// Sums the per-round products A(i,s)*B(s,j) of a rank's block of C. Shared by Trident and SUMMA.
+// First run: each round's product is formed by the local kernel and the rounds are summed once at
+// the end (sorted rows). With a plan's stored pattern of the block (same operands' patterns, new
+// values), every round only adds its values into that pattern: no symbolic work, no partial
+// blocks, no accumulation pass.
+#include <vector>
+
+#include "trident/algorithms/Algorithms.hpp"
+#include "trident/local/LocalSpGEMM.hpp"
+
+namespace Trident {
+
+class RoundAccumulator {
+ public:
+  RoundAccumulator(LocalSpGEMM& kernel, AlgorithmState* state, std::int64_t nrows, std::int64_t ncols, int rounds)
+      : kernel_(kernel), state_(state), nrows_(nrows), ncols_(ncols) {
+    if (numeric()) {
+      C_.nrows = nrows;
+      C_.ncols = ncols;
+      C_.rowptr = state_->pattern.rowptr;
+      C_.col = state_->pattern.col;
+      C_.val.assign(C_.col.size(), 0.0);
+    } else {
+      partials_.reserve(rounds);
+    }
+  }
+
+  bool numeric() const { return state_ && state_->has_pattern; }
+
+  void add(const Csr& a, const Csr& b) {
+    if (numeric())
+      numericMultiplyInto(a, b, C_, state_->dense);
+    else
+      partials_.push_back(kernel_.multiply(a, b));
+  }
+
+  Csr finish() {
+    if (numeric()) return std::move(C_);
+    Csr C = sumBlocks(std::move(partials_), nrows_, ncols_, kernel_.sortsRows());
+    if (state_ && state_->keep_pattern) {
+      state_->pattern.nrows = C.nrows;
+      state_->pattern.ncols = C.ncols;
+      state_->pattern.rowptr = C.rowptr;
+      state_->pattern.col = C.col;
+      state_->has_pattern = true;
+    }
+    return C;
+  }
+
+ private:
+  LocalSpGEMM& kernel_;
+  AlgorithmState* state_;
+  std::int64_t nrows_, ncols_;
+  std::vector<Csr> partials_;
+  Csr C_;
+};
+
+}  // namespace Trident
