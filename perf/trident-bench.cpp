@@ -70,7 +70,9 @@ struct Options {
   int ranks_per_group = 0;
   std::string permute = "none";
   std::string grid = "auto";
+  std::string local_kernel = "gustavson";
   int trials = 3;
+  bool plan_reuse = false;
   bool check = false;
   std::string csv;
   int seed = 1;
@@ -400,6 +402,10 @@ int run(int argc, char* argv[]) {
   clp.setOption("trials", &o.trials, "timed trials per algorithm (plus one untimed warm-up)");
   clp.setOption("check", "no-check", &o.check,
                 "compare every algorithm's C with tpetra's (structure, values to 1e-12 relative); exit 1 on mismatch");
+  clp.setOption("local-kernel", &o.local_kernel, "gustavson | kokkoskernels | reference (\"trident: local kernel\")");
+  clp.setOption("plan-reuse", "no-plan-reuse", &o.plan_reuse,
+                "also time re-executing a kept Trident::MatrixMatrix::MultiplyPlan with new values of A (same pattern), "
+                "C updated in place, against a fresh Multiply (--op=AA; tpetra: Tpetra's Multiply into its filled C)");
   clp.setOption("csv", &o.csv, "append one row per algorithm to this CSV (header written if the file is new)");
   clp.setOption("seed", &o.seed, "seed of the generators and of --permute=random");
   const auto parsed = clp.parse(argc, argv, rank == 0 ? &std::cerr : nullptr);
@@ -451,6 +457,7 @@ int run(int argc, char* argv[]) {
     if (o.ranks_per_group > 0) pl->set("trident: ranks per group", o.ranks_per_group);
     pl->set("trident: permute", o.permute);
     if (algo == "trident") pl->set("trident: grid", o.grid);
+    if (algo != "tpetra") pl->set("trident: local kernel", o.local_kernel);
     pl->set("trident: permute seed", o.seed);
     return pl;
   };
@@ -701,6 +708,45 @@ int run(int argc, char* argv[]) {
   if (byAlgo[1] && byAlgo[0])
     out << "\nSUMMA / Tpetra: time " << fmtRatio(byAlgo[1]->time_s, byAlgo[0]->time_s);
   out << "\n" << std::endl;
+
+  // ---- plan reuse ------------------------------------------------------------------------------
+  if (o.plan_reuse && o.op == "AA") {
+    // New values, same pattern: A scaled entry by entry (no value becomes zero).
+    auto A2 = rcp(new crs_matrix_type(*pb.A, Teuchos::Copy));
+    A2->resumeFill();
+    {
+      auto local = A2->getLocalMatrixHost();
+      for (std::size_t q = 0; q < local.values.extent(0); ++q) local.values(q) *= 1.0 + 0.5 * static_cast<double>(q % 2);
+    }
+    A2->fillComplete(pb.A->getDomainMap(), pb.A->getRangeMap());
+    out << "Plan reuse (C = A*A with new values of A, C updated in place; median of " << o.trials
+        << " executes of a kept plan vs the fresh Multiply above):\n";
+    for (auto& r : results) {
+      auto params = baseParams(r.algo);
+      Trident::MatrixMatrix::MultiplyPlan plan(*pb.A, false, *pb.A, false, params);
+      auto C = rcp(new crs_matrix_type(pb.A->getRowMap(), 0));
+      plan.execute(*pb.A, *pb.A, *C);
+      std::vector<double> wall;
+      Trident::ReducedStats rs;
+      for (int t = 0; t < o.trials; ++t) {
+        const crs_matrix_type& X = t % 2 == 0 ? *A2 : *pb.A;
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        plan.execute(X, X, *C);
+        wall.push_back(allMax(MPI_Wtime() - t0));
+        rs = Trident::reduceStats(plan.stats(), MPI_COMM_WORLD);
+      }
+      const double tm = median(wall);
+      const auto& m = rs.max.times;
+      out << "  " << std::left << std::setw(8) << r.algo << std::right << std::fixed << std::setprecision(3)
+          << " execute " << tm << " s (in " << m.redistribute_in << ", gi " << m.gi_wait << ", li " << m.li_allgather
+          << ", local " << m.local_multiply + m.accumulate << ", out " << m.redistribute_out << "), fresh "
+          << r.time_s << " s, ratio " << std::setprecision(2) << (r.time_s > 0 ? tm / r.time_s : 0.0)
+          << ", C reused in place " << plan.reusedExecutions() << "/" << plan.executions() - 1 << std::defaultfloat
+          << "\n";
+    }
+    out << std::endl;
+  }
 
   // ---- CSV (rank 0 appends) --------------------------------------------------------------------
   int csvFailed = 0;

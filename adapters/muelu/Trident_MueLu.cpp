@@ -31,6 +31,7 @@
 #include <MueLu_Utilities.hpp>
 
 #include "Trident_MatrixMatrix.hpp"
+#include <trident/core/Errors.hpp>
 
 namespace Trident {
 namespace muelu {
@@ -82,6 +83,7 @@ void record(RAPLevelRecord rec) {
   s.seconds += rec.seconds;
   if (rec.method == "trident") {
     ++s.trident_builds;
+    if (rec.reused) ++s.reused_builds;
     for (const MultiplyStats* m : {&rec.ap, &rec.rap}) {
       s.gi_bytes_sent += m->gi_bytes_sent;
       s.gi_bytes_recv += m->gi_bytes_recv;
@@ -127,18 +129,55 @@ void checkSquare(const XMat& A, const std::string& who) {
   }
 }
 
-// Xpetra::MatrixMatrix::Multiply (the variant RAPFactory calls) with Trident doing the product.
+using plan_type = Trident::MatrixMatrix::MultiplyPlan;
+const char* const kPlanKey = "Trident plan";
+
+// MueLu's reuse data of one product ("AP reuse data", "RAP reuse data"): "graph" is the product
+// of the previous setup (as stock RAPFactory keeps it); Trident adds its kept MultiplyPlan. With
+// both, a new setup with the same patterns ("reuse: type" = "RP" or "tP", MueLu::ReuseTpetraPreconditioner)
+// executes the plan: values only, written into that same matrix in place.
+struct Reuse {
+  RCP<XMat> C;
+  RCP<plan_type> plan;
+};
+Reuse reuseOf(const RCP<ParameterList>& data) {
+  Reuse r;
+  if (data.is_null()) return r;
+  if (data->isType<RCP<XMat>>("graph")) r.C = data->get<RCP<XMat>>("graph");
+  if (data->isType<RCP<plan_type>>(kPlanKey)) r.plan = data->get<RCP<plan_type>>(kPlanKey);
+  return r;
+}
+
+// Xpetra::MatrixMatrix::Multiply (the variant RAPFactory calls) with Trident doing the product,
+// through a kept plan: `reuse` in (earlier plan and product, may be empty), out (this one's).
 RCP<XMat> tridentMultiply(const XMat& A, bool transposeA, const XMat& B, bool transposeB,
-                            const std::string& label, const RCP<ParameterList>& params, MultiplyStats* stats) {
+                            const std::string& label, const RCP<ParameterList>& params, MultiplyStats* stats,
+                            Reuse& reuse) {
   TEUCHOS_TEST_FOR_EXCEPTION(!A.isFillComplete(), MueLu::Exceptions::RuntimeError, "TridentRAPFactory: " << label << ": A is not fill-complete");
   TEUCHOS_TEST_FOR_EXCEPTION(!B.isFillComplete(), MueLu::Exceptions::RuntimeError, "TridentRAPFactory: " << label << ": B is not fill-complete");
   const crs_matrix_type& tpA = XHelpers::Op2TpetraCrs(A);
   const crs_matrix_type& tpB = XHelpers::Op2TpetraCrs(B);
   RCP<const map_type> rowMap = transposeA ? tpA.getDomainMap() : tpA.getRowMap();
+  if (!reuse.plan.is_null() && !reuse.C.is_null()) {
+    RCP<crs_matrix_type> tpC = XHelpers::Op2NonConstTpetraCrs(reuse.C);
+    bool done = false;
+    try {
+      reuse.plan->execute(tpA, tpB, *tpC, true, label);
+      done = true;
+    } catch (const Trident::InvalidInput&) {
+      // A new pattern (thrown on every rank alike): plan again below.
+    }
+    if (done) {
+      if (stats) *stats = reuse.plan->stats();
+      return reuse.C;
+    }
+  }
+  reuse.plan = rcp(new plan_type(tpA, transposeA, tpB, transposeB, params));
   RCP<crs_matrix_type> tpC = rcp(new crs_matrix_type(rowMap, size_t(0)));
-  Trident::MatrixMatrix::Multiply(tpA, transposeA, tpB, transposeB, *tpC, true, label, params);
-  if (stats) *stats = Trident::MatrixMatrix::lastStats();
+  reuse.plan->execute(tpA, tpB, *tpC, true, label);
+  if (stats) *stats = reuse.plan->stats();
   RCP<XMat> C = MueLu::TpetraCrs_To_XpetraMatrix<Scalar, LO, GO, Node>(tpC);
+  reuse.C = C;
   // transfer striding information (block size), as Xpetra::MatrixMatrix::Multiply does
   C->CreateView("stridedMaps", rcp_const_cast<XMat>(Teuchos::rcpFromRef(A)), transposeA,
                 rcp_const_cast<XMat>(Teuchos::rcpFromRef(B)), transposeB);
@@ -243,13 +282,18 @@ void TridentRAPFactory::Build(MueLu::Level& fineLevel, MueLu::Level& coarseLevel
     // By default, we don't need global constants for A*P
     APparams->set("compute global constants: temporaries", APparams->get("compute global constants: temporaries", false));
     APparams->set("compute global constants", APparams->get("compute global constants", false));
+    Reuse apReuse, rapReuse;
     if (coarseLevel.IsAvailable("AP reuse data", this))
-      GetOStream(static_cast<MsgType>(Runtime0 | Test)) << "TridentRAPFactory: recomputing A x P (no pattern reuse)" << std::endl;
+      apReuse = reuseOf(coarseLevel.Get<RCP<ParameterList>>("AP reuse data", this));
+    if (coarseLevel.IsAvailable("RAP reuse data", this))
+      rapReuse = reuseOf(coarseLevel.Get<RCP<ParameterList>>("RAP reuse data", this));
+    if (!apReuse.plan.is_null())
+      GetOStream(static_cast<MsgType>(Runtime0 | Test)) << "TridentRAPFactory: reusing the kept Trident plans" << std::endl;
 
     {
       SubFactoryMonitor subM(*this, "MxM: A x P (Trident)", coarseLevel);
       AP = tridentMultiply(*A, !doTranspose, *P, !doTranspose, labelstr + std::string("MueLu::A*P-") + levelstr.str(),
-                           merged(APparams, *tparams), &rec.ap);
+                           merged(APparams, *tparams), &rec.ap, apReuse);
     }
 
     RCP<ParameterList> RAPparams = rcp(new ParameterList);
@@ -262,7 +306,8 @@ void TridentRAPFactory::Build(MueLu::Level& fineLevel, MueLu::Level& coarseLevel
     if (pL.get<bool>("transpose: use implicit") == true) {
       SubFactoryMonitor m2(*this, "MxM: P' x (AP) (implicit, Trident)", coarseLevel);
       Ac = tridentMultiply(*P, doTranspose, *AP, !doTranspose,
-                           labelstr + std::string("MueLu::R*(AP)-implicit-") + levelstr.str(), merged(RAPparams, *tparams), &rec.rap);
+                           labelstr + std::string("MueLu::R*(AP)-implicit-") + levelstr.str(), merged(RAPparams, *tparams), &rec.rap,
+                           rapReuse);
     } else {
       RCP<XMat> R;
       try {
@@ -275,7 +320,8 @@ void TridentRAPFactory::Build(MueLu::Level& fineLevel, MueLu::Level& coarseLevel
       TEUCHOS_TEST_FOR_EXCEPTION(R.is_null(), Exceptions::RuntimeError, "TridentRAPFactory: the restriction R is null");
       SubFactoryMonitor m2(*this, "MxM: R x (AP) (explicit, Trident)", coarseLevel);
       Ac = tridentMultiply(*R, !doTranspose, *AP, !doTranspose,
-                           labelstr + std::string("MueLu::R*(AP)-explicit-") + levelstr.str(), merged(RAPparams, *tparams), &rec.rap);
+                           labelstr + std::string("MueLu::R*(AP)-explicit-") + levelstr.str(), merged(RAPparams, *tparams), &rec.rap,
+                           rapReuse);
     }
 
     Teuchos::ArrayView<const double> relativeFloor = pL.get<Teuchos::Array<double>>("rap: relative diagonal floor")();
@@ -311,9 +357,12 @@ void TridentRAPFactory::Build(MueLu::Level& fineLevel, MueLu::Level& coarseLevel
     Set(coarseLevel, "A", Ac);
 
     APparams->set("graph", AP);
+    APparams->set(kPlanKey, apReuse.plan);
     Set(coarseLevel, "AP reuse data", APparams);
     RAPparams->set("graph", Ac);
+    RAPparams->set(kPlanKey, rapReuse.plan);
     Set(coarseLevel, "RAP reuse data", RAPparams);
+    rec.reused = rec.ap.reused_plan && rec.rap.reused_plan;
   }
 
   const auto transfers = transferFactories(*this);

@@ -11,8 +11,10 @@
 // "rap: fix zero diagonals*", "rap: relative diagonal floor", CheckMainDiagonal/RepairMainDiagonal,
 // "matrixmatrix: kernel params", parameter validation (an unknown parameter throws
 // Teuchos::Exceptions::InvalidParameterName). "rap: triple product" is accepted and computed as the
-// same two Trident products (values equal to rounding). Pattern reuse ("AP/RAP reuse data") is not
-// used: each Build recomputes the products (the reuse data is still set, so "reuse: type" works).
+// same two Trident products (values equal to rounding). The reuse data ("AP/RAP reuse data", kept by
+// MueLu for "reuse: type" = "RP" or "tP") carries each product's MultiplyPlan: a setup that reuses the
+// hierarchy (MueLu::ReuseTpetraPreconditioner) re-executes the plans, values only, into the same
+// matrices in place; if a pattern changed, new plans are built.
 //
 // Extra parameters (forwarded to Trident::MatrixMatrix::Multiply, validated by it):
 //   "trident: algorithm", "trident: ranks per group", "trident: permute", ... (see
@@ -67,11 +69,13 @@ struct RAPLevelRecord {
   double seconds = 0;             // wall time of the factory's Build on this rank
   long long ac_rows = 0, ac_nnz = 0;
   MultiplyStats ap, rap;          // Trident stats of A*P and R*(AP) (empty for "stock")
+  bool reused = false;            // both products re-executed kept plans (MueLu reuse), values only
 };
 struct RAPStats {
   std::vector<RAPLevelRecord> levels;
   double seconds = 0;             // sum of the Build times on this rank
   int trident_builds = 0, stock_builds = 0;
+  int reused_builds = 0;          // Trident builds that re-executed kept plans
   // Bytes this rank moved inside the Trident multiplies, summed over all of them.
   std::uint64_t gi_bytes_sent = 0, gi_bytes_recv = 0, li_bytes_sent = 0, li_bytes_recv = 0;
 };

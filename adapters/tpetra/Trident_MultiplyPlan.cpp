@@ -187,6 +187,7 @@ struct MultiplyPlan::Impl {
   Triplets firstA, firstB;
   bool haveFirst = false;
 
+  void rememberPatterns(const crs_matrix_type& A, const crs_matrix_type& B);
   Triplets triplets(const crs_matrix_type& Ap, const crs_matrix_type& Bp, Triplets* TB) const {
     *TB = tpetra::toTriplets(Bp, bRow, bCol, pinner, pcol, false);
     return tpetra::toTriplets(Ap, aRow, aCol, prow, pinner, true);
@@ -194,18 +195,18 @@ struct MultiplyPlan::Impl {
 };
 
 MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
-                           const Teuchos::RCP<Teuchos::ParameterList>& params)
+                           const Teuchos::RCP<Teuchos::ParameterList>& params, bool keep_for_reuse)
     : impl_(std::make_unique<Impl>()) {
   Impl& p = *impl_;
-  p.state.keep_pattern = p.keep;
+  p.keep = keep_for_reuse;
+  p.state.keep_pattern = keep_for_reuse;
   const double t0 = MPI_Wtime();
   p.world = tpetra::rawComm(A.getComm());
   p.opt = MultiplyOptions::parse(params, p.world);
   validateOperands(A, transposeA, B, transposeB, p.world);
   p.tA = transposeA;
   p.tB = transposeB;
-  p.fingerprintA = patternFingerprint(A, !transposeA);
-  p.fingerprintB = patternFingerprint(B, false);
+  if (p.keep) p.rememberPatterns(A, B);
   p.topo = cachedTopology(p.world, p.opt.ranks_per_group);
   const Topology& topo = *p.topo;
   p.stats.algorithm = toString(p.opt.algorithm);
@@ -278,11 +279,6 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
 
 MultiplyPlan::~MultiplyPlan() = default;
 
-void MultiplyPlan::keepForReuse(bool keep) {
-  impl_->keep = keep;
-  impl_->state.keep_pattern = keep;
-}
-
 const MultiplyStats& MultiplyPlan::stats() const { return impl_->stats; }
 int MultiplyPlan::executions() const { return impl_->executions; }
 int MultiplyPlan::reusedExecutions() const { return impl_->reused; }
@@ -306,13 +302,19 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   stats = fresh;
   if (p.executions == 0) stats.times += p.setup;
 
-  validateOperands(A, p.tA, B, p.tB, p.world);
+  // A one-shot plan (Multiply) executes on the operands it was just built from: nothing to check.
+  requireAll(p.keep || p.executions == 0,
+             "Trident: a MultiplyPlan built with keep_for_reuse = false runs once; build it with true to execute again");
+  const bool oneShot = !p.keep && p.executions == 0;
+  if (!oneShot) validateOperands(A, p.tA, B, p.tB, p.world);
   validateResult(A, p.tA, C, p.world);
-  const bool samePattern =
-      patternFingerprint(A, !p.tA) == p.fingerprintA && patternFingerprint(B, false) == p.fingerprintB;
-  throwIfAnyRank(p.world, !samePattern,
-                 "Trident: the pattern (maps, stored entries, or A's stored zeros) of A or B differs from the one "
-                 "the MultiplyPlan was built for; build a new plan");
+  if (!oneShot) {
+    const bool samePattern =
+        patternFingerprint(A, !p.tA) == p.fingerprintA && patternFingerprint(B, false) == p.fingerprintB;
+    throwIfAnyRank(p.world, !samePattern,
+                   "Trident: the pattern (maps, stored entries, or A's stored zeros) of A or B differs from the one "
+                   "the MultiplyPlan was built for; build a new plan");
+  }
 
   if (p.opt.algorithm == Algorithm::Tpetra) {
     {
@@ -367,8 +369,10 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");
     const bool reused = p.keep && p.assembly->assembleValues(Cblk, C, p.domainB, p.rangeA, call_FillComplete_on_result,
                                                              p.opt.tpetra_params, &sent);
-    if (reused)
+    if (reused) {
       ++p.reused;
+      stats.reused_plan = true;
+    }
     else
       p.assembly->assemble(Cblk, C, p.domainB, p.rangeA, call_FillComplete_on_result, p.opt.tpetra_params, p.keep,
                            &sent);
@@ -376,6 +380,11 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   accountSent();
   stats.times.total = MPI_Wtime() - t_start + (p.executions == 0 ? p.setup.total : 0.0);
   ++p.executions;
+}
+
+void MultiplyPlan::Impl::rememberPatterns(const crs_matrix_type& A, const crs_matrix_type& B) {
+  fingerprintA = patternFingerprint(A, !tA);
+  fingerprintB = patternFingerprint(B, false);
 }
 
 }  // namespace MatrixMatrix

@@ -29,9 +29,12 @@ namespace MatrixMatrix {
 class MultiplyPlan {
  public:
   // Collective over A's communicator. Validates A, B and the parameters (as Multiply does) and
-  // builds everything that does not depend on values.
+  // builds everything that does not depend on values. keep_for_reuse = false: the plan runs once
+  // (what Multiply does): it records neither the patterns nor C's block pattern and placement,
+  // and its execute reuses the conversion of the operands done here, so it must be given the
+  // same A and B, unchanged.
   MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
-               const Teuchos::RCP<Teuchos::ParameterList>& params = Teuchos::null);
+               const Teuchos::RCP<Teuchos::ParameterList>& params = Teuchos::null, bool keep_for_reuse = true);
   ~MultiplyPlan();
   MultiplyPlan(const MultiplyPlan&) = delete;
   MultiplyPlan& operator=(const MultiplyPlan&) = delete;
@@ -41,10 +44,6 @@ class MultiplyPlan {
   // earlier execute of this plan built, only values are computed and written in place.
   void execute(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C,
                bool call_FillComplete_on_result = true, const std::string& label = std::string());
-
-  // false: the plan runs once (Multiply): it does not record C's pattern and placement, and its
-  // first execute reuses the operands' conversion done while planning. Default true.
-  void keepForReuse(bool keep);
 
   // Bytes per link and time per phase of the last execute; the first execute includes the
   // plan's set-up (in redistribute_in).

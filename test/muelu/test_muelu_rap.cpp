@@ -251,6 +251,53 @@ void hierarchyCase(const std::string& name, const RCP<crs_matrix_type>& A, const
   }
 }
 
+// "reuse: type" = "RP" (keep R and P, redo RAP on the same patterns; MueLu 13.2 keeps the "AP/RAP
+// reuse data" for "RP" and "tP"): MueLu::ReuseTpetraPreconditioner with new values of A (same pattern) makes
+// TridentRAPFactory re-execute its kept plans (values only, coarse matrices updated in place); the
+// coarse operators equal a stock hierarchy reused the same way, CG iterations too.
+void reuseCase(const std::string& name, const RCP<crs_matrix_type>& A, int lambda) {
+  using tpetra_op = Tpetra::Operator<Scalar, LO, GO, Node>;
+  ParameterList p = baseParams();
+  p.set("reuse: type", "RP");
+  auto stockOp = MueLu::CreateTpetraPreconditioner<Scalar, LO, GO, Node>(Teuchos::rcp_implicit_cast<tpetra_op>(A), p);
+  ParameterList tp(p);
+  tp.set("trident: ranks per group", lambda);
+  auto tridentOp = muelu::CreateTpetraPreconditioner(Teuchos::rcp_implicit_cast<tpetra_op>(A), tp);
+  // New values, same pattern, still SPD: 2 A + I/2 (the Laplacian stores its diagonal).
+  auto A2 = rcp(new crs_matrix_type(*A, Teuchos::Copy));
+  A2->resumeFill();
+  {
+    auto local = A2->getLocalMatrixHost();
+    auto rowMap = A2->getRowMap();
+    auto colMap = A2->getColMap();
+    for (LO r = 0; r < static_cast<LO>(A2->getNodeNumRows()); ++r)
+      for (size_t q = local.graph.row_map(r); q < local.graph.row_map(r + 1); ++q) {
+        local.values(q) *= 2.0;
+        if (colMap->getGlobalElement(local.graph.entries(q)) == rowMap->getGlobalElement(r)) local.values(q) += 0.5;
+      }
+  }
+  A2->fillComplete(A->getDomainMap(), A->getRangeMap());
+  MueLu::ReuseTpetraPreconditioner(A2, *stockOp);
+  muelu::resetRAPStats();
+  std::string err;
+  try {
+    MueLu::ReuseTpetraPreconditioner(A2, *tridentOp);
+  } catch (std::exception& e) {
+    err = e.what();
+  }
+  check(err.empty(), name + ": ReuseTpetraPreconditioner with TridentRAPFactory", err);
+  if (!allTrue(err.empty())) return;
+  const int levels = tridentOp->GetHierarchy()->GetNumLevels();
+  check(muelu::rapStats().trident_builds == levels - 1 && muelu::rapStats().reused_builds == levels - 1,
+        name + ": every level re-executed its kept plans",
+        std::to_string(muelu::rapStats().reused_builds) + " of " + std::to_string(levels - 1) + " builds reused plans");
+  compareHierarchies(*stockOp->GetHierarchy(), *tridentOp->GetHierarchy(), name + " after reuse");
+  double rs = 0, rt = 0;
+  const int itS = cgIterations(A2, stockOp, &rs), itT = cgIterations(A2, tridentOp, &rt);
+  check(itS > 0 && itS == itT, name + ": CG iterations identical after reuse",
+        "stock " + std::to_string(itS) + " vs trident " + std::to_string(itT));
+}
+
 // ---- direct factory tests on hand-made levels ------------------------------------------------
 struct TwoLevels {
   MueLu::Level fine, coarse;
@@ -595,6 +642,7 @@ int main(int argc, char** argv) {
       hierarchyCase("2D Laplacian 40^2 repartitioned", A, p, {multiGroup}, muelu::gridCoordinates(*A, 2, n), true);
     }
     xmlTests(multiGroup);
+    reuseCase("2D Laplacian 40^2 reuse: type RP", muelu::laplacian(2, 40, g_comm), multiGroup);
   } catch (std::exception& e) {
     std::fprintf(stderr, "[rank %d] unexpected exception: %s\n", g_comm->getRank(), e.what());
     ++g_failed;

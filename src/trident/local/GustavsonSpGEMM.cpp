@@ -25,11 +25,20 @@ Csr gustavsonMultiply(const Csr& A, const Csr& B) {
       const int k = A.col[p];
       for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) spa.add(B.col[q], a * B.val[q]);
     }
-    spa.flush([&C](int c, double v) {
-      C.col.push_back(c);
-      C.val.push_back(v);
+    const std::size_t at = C.col.size(), n = spa.size();
+    if (at + n > C.col.capacity()) {
+      C.col.reserve(std::max(2 * C.col.capacity(), at + n));
+      C.val.reserve(C.col.capacity());
+    }
+    C.col.resize(at + n);
+    C.val.resize(at + n);
+    int* cp = C.col.data() + at;
+    double* vp = C.val.data() + at;
+    spa.flush([&cp, &vp](int c, double v) {
+      *cp++ = c;
+      *vp++ = v;
     });
-    C.rowptr[r + 1] = static_cast<std::int64_t>(C.col.size());
+    C.rowptr[r + 1] = static_cast<std::int64_t>(at + n);
   }
   return C;
 }

@@ -7,6 +7,7 @@
 // in the order Tpetra stores it, instead of being sorted row by row after assembly.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace Trident {
@@ -16,7 +17,8 @@ class SortedRowAccumulator {
   explicit SortedRowAccumulator(std::int64_t ncols)
       : acc_(static_cast<std::size_t>(ncols), 0.0),
         bits_(static_cast<std::size_t>((ncols + 63) / 64), 0),
-        summary_(static_cast<std::size_t>((ncols + 4095) / 4096), 0) {}
+        summary_(static_cast<std::size_t>((ncols + 4095) / 4096), 0),
+        touched_(new int[static_cast<std::size_t>(std::max<std::int64_t>(ncols, 1))]) {}
 
   void add(int c, double v) {
     const std::uint64_t bit = std::uint64_t{1} << (c & 63);
@@ -24,22 +26,24 @@ class SortedRowAccumulator {
     if (!(w & bit)) {
       w |= bit;
       summary_[static_cast<std::size_t>(c) >> 12] |= std::uint64_t{1} << ((c >> 6) & 63);
-      touched_.push_back(c);
+      touched_[n_++] = c;
+      acc_[c] = v;
+    } else {
+      acc_[c] += v;
     }
-    acc_[c] += v;
   }
-  std::size_t size() const { return touched_.size(); }
+  std::size_t size() const { return n_; }
 
   // Calls emit(col, value) for every touched column in ascending order, then resets.
   template <class Emit>
   void flush(Emit&& emit) {
-    const std::size_t n = touched_.size();
+    const std::size_t n = n_;
     if (n == 0) return;
     if (sortIsCheaper(n)) {
-      std::sort(touched_.begin(), touched_.end());
-      for (int c : touched_) {
+      std::sort(touched_.get(), touched_.get() + n);
+      for (std::size_t t = 0; t < n; ++t) {
+        const int c = touched_[t];
         emit(c, acc_[c]);
-        acc_[c] = 0.0;
         bits_[static_cast<std::size_t>(c) >> 6] = 0;
         summary_[static_cast<std::size_t>(c) >> 12] = 0;
       }
@@ -57,25 +61,24 @@ class SortedRowAccumulator {
             const int c = static_cast<int>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bw)));
             bw &= bw - 1;
             emit(c, acc_[c]);
-            acc_[c] = 0.0;
           }
         }
       }
     }
-    touched_.clear();
+    n_ = 0;
   }
 
  private:
   bool sortIsCheaper(std::size_t n) const {
-    std::size_t lg = 1;
-    while ((std::size_t{1} << lg) < n) ++lg;
+    const std::size_t lg = 64 - static_cast<std::size_t>(__builtin_clzll(n | 1));
     return n * lg < summary_.size() + 2 * n;
   }
 
   std::vector<double> acc_;
   std::vector<std::uint64_t> bits_;
   std::vector<std::uint64_t> summary_;
-  std::vector<int> touched_;
+  std::unique_ptr<int[]> touched_;  // the row's columns in first-touch order
+  std::size_t n_ = 0;
 };
 
 }  // namespace Trident

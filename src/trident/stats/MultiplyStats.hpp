@@ -31,6 +31,7 @@ struct MultiplyStats {
   std::uint64_t redistribute_gi_bytes = 0, redistribute_li_bytes = 0;
   std::uint64_t local_flops = 0;  // multiply-adds done by this rank's local kernels
   std::uint64_t nnz_c_local = 0;  // entries of C this rank produced before redistribution out
+  bool reused_plan = false;       // a kept MultiplyPlan wrote C's values in place (no symbolic work)
   PhaseTimes times;
 };
 
