@@ -41,6 +41,7 @@
 #include <Tpetra_Vector.hpp>
 
 #include "Trident_Generators.hpp"
+#include "Trident_MatrixMarket.hpp"
 #include "Trident_MatrixMatrix.hpp"
 #include "Trident_TpetraTypes.hpp"
 #include "aggregation.hpp"
@@ -73,6 +74,7 @@ struct Options {
   int trials = 3;
   bool check = false;
   std::string csv;
+  std::string dump;
   int seed = 1;
 };
 
@@ -402,6 +404,9 @@ int run(int argc, char* argv[]) {
                 "compare every algorithm's C with tpetra's (structure, values to 1e-12 relative); exit 1 on mismatch");
   clp.setOption("csv", &o.csv, "append one row per algorithm to this CSV (header written if the file is new)");
   clp.setOption("seed", &o.seed, "seed of the generators and of --permute=random");
+  clp.setOption("dump", &o.dump,
+                "write A, once built, to this Matrix Market file (coordinate real general, values to 17 digits): "
+                "the same input for other programs, e.g. perf/petsc/petsc-matmult on a generated matrix");
   const auto parsed = clp.parse(argc, argv, rank == 0 ? &std::cerr : nullptr);
   if (parsed == Teuchos::CommandLineProcessor::PARSE_HELP_PRINTED) return 0;
   if (parsed != Teuchos::CommandLineProcessor::PARSE_SUCCESSFUL) {
@@ -484,6 +489,14 @@ int run(int argc, char* argv[]) {
       msg.resize(len);
       MPI_Bcast(&msg[0], len, MPI_CHAR, lowest, MPI_COMM_WORLD);
       err << "trident-bench: cannot build --matrix=" << o.matrix << ": " << msg << std::endl;
+      return 1;
+    }
+  }
+  if (!o.dump.empty()) {
+    try {
+      Trident::io::writeMatrixMarket(o.dump, *pb.A);
+    } catch (const std::exception& e) {  // the writer throws the same message on every rank
+      err << "trident-bench: --dump=" << o.dump << ": " << e.what() << std::endl;
       return 1;
     }
   }
