@@ -41,6 +41,7 @@
 #include <Tpetra_Vector.hpp>
 
 #include "Trident_Generators.hpp"
+#include "Trident_MatrixMarket.hpp"
 #include "Trident_MatrixMatrix.hpp"
 #include "Trident_TpetraTypes.hpp"
 #include "aggregation.hpp"
@@ -75,6 +76,7 @@ struct Options {
   bool plan_reuse = false;
   bool check = false;
   std::string csv;
+  std::string dump;
   int seed = 1;
 };
 
@@ -408,6 +410,9 @@ int run(int argc, char* argv[]) {
                 "C updated in place, against a fresh Multiply (--op=AA; tpetra: Tpetra's Multiply into its filled C)");
   clp.setOption("csv", &o.csv, "append one row per algorithm to this CSV (header written if the file is new)");
   clp.setOption("seed", &o.seed, "seed of the generators and of --permute=random");
+  clp.setOption("dump", &o.dump,
+                "write A, once built, to this Matrix Market file (coordinate real general, values to 17 digits): "
+                "the same input for other programs, e.g. perf/petsc/petsc-matmult on a generated matrix");
   const auto parsed = clp.parse(argc, argv, rank == 0 ? &std::cerr : nullptr);
   if (parsed == Teuchos::CommandLineProcessor::PARSE_HELP_PRINTED) return 0;
   if (parsed != Teuchos::CommandLineProcessor::PARSE_SUCCESSFUL) {
@@ -491,6 +496,14 @@ int run(int argc, char* argv[]) {
       msg.resize(len);
       MPI_Bcast(&msg[0], len, MPI_CHAR, lowest, MPI_COMM_WORLD);
       err << "trident-bench: cannot build --matrix=" << o.matrix << ": " << msg << std::endl;
+      return 1;
+    }
+  }
+  if (!o.dump.empty()) {
+    try {
+      Trident::io::writeMatrixMarket(o.dump, *pb.A);
+    } catch (const std::exception& e) {  // the writer throws the same message on every rank
+      err << "trident-bench: --dump=" << o.dump << ": " << e.what() << std::endl;
       return 1;
     }
   }
