@@ -3,7 +3,8 @@
 // resident set of every rank (getrusage) may grow by at most 1.5x (over the start-up baseline)
 // plus a few MB. Arrays sized by n on every rank (a stored permutation of n, column slots of n)
 // break it; arrays sized by the local rows, the tile and the needed rows do not.
-//   test_memory_scaling [--n=N] [--factor=F] [--nnz-per-rank=Z] [--slack-mb=S]
+//   test_memory_scaling [--n=N] [--factor=F] [--nnz-per-rank=Z] [--slack-mb=S] [--lambda=L]
+//                       [--variants=plain,permute,rows,whole]
 #include <sys/resource.h>
 
 #include <Teuchos_CommandLineProcessor.hpp>
@@ -27,13 +28,19 @@ double peakMB() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux: kilobytes
 }
 
+int lambda = 0;
+std::string variants = "plain,permute,rows,whole";
+
 // Multiplies A*A for the option sets that allocate differently: plain, the random relabeling,
 // the G x 1 grid, whole-slice fetches.
 long long multiplyAll(long long n, long long nnz, const Trident::comm_ptr& comm) {
   auto A = Trident::gen::hypersparse(n, nnz, comm);
   long long cnnz = 0;
+  const char* names[] = {"plain", "permute", "rows", "whole"};
   for (int variant = 0; variant < 4; ++variant) {
+    if (("," + variants + ",").find(std::string(",") + names[variant] + ",") == std::string::npos) continue;
     auto params = Teuchos::rcp(new Teuchos::ParameterList);
+    params->set("trident: ranks per group", lambda);
     if (variant == 1) params->set("trident: permute", std::string("random"));
     if (variant == 2) params->set("trident: grid", std::string("rows"));
     if (variant == 3) params->set("trident: fetch", std::string("whole"));
@@ -57,6 +64,8 @@ int main(int argc, char** argv) {
   clp.setOption("factor", &factor, "the large case is factor * n");
   clp.setOption("nnz-per-rank", &nnz, "entries of A per rank (both cases)");
   clp.setOption("slack-mb", &slack, "allowed growth beyond 1.5x, MB");
+  clp.setOption("lambda", &lambda, "trident: ranks per group (0 = auto)");
+  clp.setOption("variants", &variants, "comma-separated subset of plain,permute,rows,whole");
   if (clp.parse(argc, argv) != Teuchos::CommandLineProcessor::PARSE_SUCCESSFUL) return 2;
 
   Tally tally;
