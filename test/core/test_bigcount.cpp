@@ -124,6 +124,18 @@ void testGathers(Tally& tally, int P, int me) {
   bigcount::bcast(b.data(), b.size(), MPI_INT64_T, P - 1, MPI_COMM_WORLD);
   tally.check(b[0] == 7 && b[40] == 47, "bcast");
 
+  for (std::size_t n : {std::size_t{0}, std::size_t{7}, std::size_t{22}}) {
+    std::vector<double> v(n, 0.0);
+    if (me == 1 % P)
+      for (std::size_t t = 0; t < n; ++t) v[t] = valueOf(1, 2, static_cast<std::int64_t>(t));
+    std::vector<MPI_Request> reqs;
+    const std::size_t nr = bigcount::ibcast(v.data(), n, MPI_DOUBLE, 1 % P, MPI_COMM_WORLD, reqs);
+    MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    bool ok = nr == bigcount::chunkCount(n);
+    for (std::size_t t = 0; t < n; ++t) ok = ok && v[t] == valueOf(1, 2, static_cast<std::int64_t>(t));
+    tally.check(ok, "ibcast of " + std::to_string(n));
+  }
+
   std::vector<std::int64_t> r(30);
   for (int t = 0; t < 30; ++t) r[t] = me + t;
   bigcount::allreduce(r.data(), r.size(), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);

@@ -219,6 +219,19 @@ void bcast(void* buf, std::size_t n, MPI_Datatype type, int root, MPI_Comm comm)
     MPI_Bcast(p + at * ext, static_cast<int>(std::min(limit, n - at)), type, root, comm);
 }
 
+std::size_t ibcast(void* buf, std::size_t n, MPI_Datatype type, int root, MPI_Comm comm,
+                   std::vector<MPI_Request>& reqs) {
+  const std::size_t limit = chunkLimit(), chunks = chunkCount(n), ext = extentOf(type);
+  char* p = static_cast<char*>(buf);
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const int len = chunkSize(n, c, limit);
+    MPI_Request r;
+    MPI_Ibcast(len ? p + c * limit * ext : p, len, type, root, comm, &r);
+    reqs.push_back(r);
+  }
+  return chunks;
+}
+
 void allreduce(void* buf, std::size_t n, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   const std::size_t limit = chunkLimit(), ext = extentOf(type);
   char* p = static_cast<char*>(buf);

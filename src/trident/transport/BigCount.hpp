@@ -75,6 +75,11 @@ void gatherv(const void* send, std::int64_t n, void* recv, const std::vector<std
 // Collective over comm: MPI_Bcast of n elements in pieces of at most chunkLimit().
 void bcast(void* buf, std::size_t n, MPI_Datatype type, int root, MPI_Comm comm);
 
+// Collective over comm: MPI_Ibcast of n elements (n known to every rank) in chunkCount(n)
+// non-blocking broadcasts, requests appended to reqs. Returns how many.
+std::size_t ibcast(void* buf, std::size_t n, MPI_Datatype type, int root, MPI_Comm comm,
+                   std::vector<MPI_Request>& reqs);
+
 // Collective over comm: MPI_Allreduce in place, in pieces of at most chunkLimit() elements.
 void allreduce(void* buf, std::size_t n, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 
