@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -52,6 +53,9 @@ enum : std::uint64_t {
   kRndCol = 0x305,
   kRndVal = 0x306,
   kRndZero = 0x307,
+  kHyperRow = 0x401,
+  kHyperCol = 0x402,
+  kHyperVal = 0x403,
 };
 
 // Poisson(lambda) from the hash stream (seed, tag, g, 0..): Knuth for small lambda, normal above.
@@ -293,6 +297,43 @@ Teuchos::RCP<crs_matrix_type> laplace2d(long long n, const comm_ptr& comm) {
   return build(map, csr, map, map);
 }
 
+// ---- hypersparse ------------------------------------------------------------------------------
+
+Teuchos::RCP<crs_matrix_type> hypersparse(long long n, long long nnz_per_rank, const comm_ptr& comm,
+                                          std::uint64_t seed) {
+  const long long per_row = 4;
+  const long long rows = std::max(1LL, nnz_per_rank / per_row);
+  const int P = comm->getSize(), me = comm->getRank();
+  if (n < 1 || nnz_per_rank < 1 || n / P < rows)
+    throw std::invalid_argument("Trident::gen::hypersparse: need n >= 1, nnz per rank >= 1 and n >= P * (nnz per rank / 4), got n = " +
+                                std::to_string(n) + ", nnz per rank = " + std::to_string(nnz_per_rank) +
+                                ", P = " + std::to_string(P));
+  const long long total = rows * P, stride = n / total;
+  // Global row rho (0 <= rho < total) sits at a random place of its own stretch of [0, n).
+  auto gidOf = [&](long long rho) {
+    return static_cast<GO>(rho * stride + static_cast<long long>(bounded(hash4(seed, kHyperRow, static_cast<std::uint64_t>(rho), 0),
+                                                                         static_cast<std::uint64_t>(stride))));
+  };
+  std::vector<GO> mine(static_cast<size_t>(rows));
+  for (long long t = 0; t < rows; ++t) mine[t] = gidOf(me * rows + t);
+  auto rowMap = Teuchos::rcp(new map_type(static_cast<Tpetra::global_size_t>(total),
+                                          Teuchos::ArrayView<const GO>(mine.data(), mine.size()), GO(0), comm));
+  auto map = uniformMap(n, comm);
+  Csr csr;
+  std::vector<std::pair<GO, double>> row;
+  for (long long t = 0; t < rows; ++t) {
+    const std::uint64_t rho = static_cast<std::uint64_t>(me * rows + t);
+    row.clear();
+    for (long long j = 0; j < per_row; ++j) {
+      const GO col = gidOf(static_cast<long long>(
+          bounded(hash4(seed, kHyperCol, rho, static_cast<std::uint64_t>(j)), static_cast<std::uint64_t>(total))));
+      row.emplace_back(col, 1.0 - unit(hash4(seed, kHyperVal, rho, static_cast<std::uint64_t>(col))));
+    }
+    appendRow(csr, row);
+  }
+  return build(rowMap, csr, map, map);
+}
+
 // ---- random test matrices ---------------------------------------------------------------------
 
 Teuchos::RCP<crs_matrix_type> random(long long m, long long n, const RandomOptions& opt, const comm_ptr& comm) {
@@ -395,7 +436,8 @@ Teuchos::RCP<crs_matrix_type> fromSpec(const std::string& spec, const comm_ptr& 
     if (e == std::string::npos) break;
     b = e + 1;
   }
-  const std::string usage = "' (expected rmat:SCALE:EDGEFACTOR, er:N:AVGDEG, lap2d:N or a .mtx path)";
+  const std::string usage =
+      "' (expected rmat:SCALE:EDGEFACTOR, er:N:AVGDEG, lap2d:N, hyper:LOG2N:NNZPERRANK or a .mtx path)";
   if (parts[0] == "rmat" && parts.size() == 3) {
     const long long s = parseLLStrict(parts[1], spec), ef = parseLLStrict(parts[2], spec);
     if (s < 1 || s > 40 || ef < 1 || ef > 1000000)
@@ -414,6 +456,12 @@ Teuchos::RCP<crs_matrix_type> fromSpec(const std::string& spec, const comm_ptr& 
     if (n < 1 || n > 3037000499LL)
       throw std::invalid_argument("Trident::gen::fromSpec: out-of-range lap2d size in '" + spec + usage);
     return laplace2d(n, comm);
+  }
+  if (parts[0] == "hyper" && parts.size() == 3) {
+    const long long l = parseLLStrict(parts[1], spec), z = parseLLStrict(parts[2], spec);
+    if (l < 1 || l > 62 || z < 1)
+      throw std::invalid_argument("Trident::gen::fromSpec: out-of-range hyper parameters in '" + spec + usage);
+    return hypersparse(1LL << l, z, comm, seed);
   }
   throw std::invalid_argument("Trident::gen::fromSpec: bad spec '" + spec + usage);
 }

@@ -37,7 +37,17 @@ Teuchos::RCP<crs_matrix_type> random(const Teuchos::RCP<const map_type>& rowMap,
                                      const Teuchos::RCP<const map_type>& rangeMap,
                                      const RandomOptions& opt);
 
-// "rmat:SCALE:EDGEFACTOR", "er:N:AVGDEG", "lap2d:N", or a path to a .mtx file.
+// Hypersparse n x n matrix with a fixed number of entries per rank, for tests that memory per rank
+// does not grow with n: each rank owns nnz_per_rank/4 rows (4 entries each, values in (0,1]) at
+// global IDs spread over [0, n); only those rows are in the row map (rows not in it are empty),
+// domain and range maps are uniform contiguous maps of n. Columns are drawn among the rows that
+// exist, so A*A has work. Unlike the other generators the matrix depends on the number of ranks
+// (the rows per rank are fixed); needs n >= P * rows per rank.
+Teuchos::RCP<crs_matrix_type> hypersparse(long long n, long long nnz_per_rank, const comm_ptr& comm,
+                                          std::uint64_t seed = 1);
+
+// "rmat:SCALE:EDGEFACTOR", "er:N:AVGDEG", "lap2d:N", "hyper:LOG2N:NNZPERRANK", or a path to a .mtx
+// file.
 Teuchos::RCP<crs_matrix_type> fromSpec(const std::string& spec, const comm_ptr& comm, std::uint64_t seed = 1);
 
 }  // namespace gen

@@ -21,6 +21,7 @@
 #include <Tpetra_Vector.hpp>
 
 #include "Trident_MatrixMatrix.hpp"
+#include <trident/transport/BigCount.hpp>
 
 namespace Trident {
 namespace mcl {
@@ -636,17 +637,13 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
     }
   }
   T = Teuchos::null;
-  const int P = comm->getSize();
-  int mine = static_cast<int>(edges.size());
-  std::vector<int> counts(P), displs(P, 0);
-  MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, mpicomm);
+  // 64-bit counts: the gathered edge list outgrows int on large graphs.
+  const std::vector<std::int64_t> counts =
+      bigcount::gatherCounts(static_cast<std::int64_t>(edges.size()), 0, mpicomm);
   std::vector<GO_> all;
-  if (rank == 0) {
-    for (int q = 1; q < P; ++q) displs[q] = displs[q - 1] + counts[q - 1];
-    all.resize(static_cast<std::size_t>(displs[P - 1]) + counts[P - 1]);
-  }
-  MPI_Gatherv(edges.data(), mine, MPI_LONG_LONG, all.data(), counts.data(), displs.data(), MPI_LONG_LONG, 0,
-              mpicomm);
+  if (rank == 0) all.resize(static_cast<std::size_t>(std::accumulate(counts.begin(), counts.end(), std::int64_t{0})));
+  bigcount::gatherv(edges.data(), static_cast<std::int64_t>(edges.size()), all.data(), counts, MPI_LONG_LONG, 0,
+                    mpicomm);
   std::vector<GO_> flat;  // [noverlap, nmissing, ncl, size_0, members..., size_1, ...]
   if (rank == 0) {
     std::vector<GO_> src(all.size() / 2), dst(all.size() / 2);
@@ -667,7 +664,7 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
   long long flen = static_cast<long long>(flat.size());
   MPI_Bcast(&flen, 1, MPI_LONG_LONG, 0, mpicomm);
   flat.resize(flen);
-  MPI_Bcast(flat.data(), static_cast<int>(flen), MPI_LONG_LONG, 0, mpicomm);
+  bigcount::bcast(flat.data(), static_cast<std::size_t>(flen), MPI_LONG_LONG, 0, mpicomm);
   res.overlap = flat[0];
   res.missing = flat[1];
   std::size_t pos = 3;
@@ -794,7 +791,7 @@ double adjustedRandIndex(const std::vector<std::vector<long long>>& a, const std
 void writeMclNative(const std::string& path, const crs_matrix_type& A) {
   const comm_ptr comm = A.getComm();
   const MPI_Comm mpicomm = rawComm(comm);
-  const int rank = comm->getRank(), P = comm->getSize();
+  const int rank = comm->getRank();
   std::vector<long long> trip;  // (row, col) pairs
   std::vector<double> vals;
   const auto rmap = A.getRowMap();
@@ -809,25 +806,18 @@ void writeMclNative(const std::string& path, const crs_matrix_type& A) {
       vals.push_back(v(k));
     }
   }
-  int mine = static_cast<int>(vals.size());
-  std::vector<int> counts(P), displs(P, 0), counts2(P), displs2(P, 0);
-  MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, mpicomm);
+  const std::int64_t mine = static_cast<std::int64_t>(vals.size());
+  const std::vector<std::int64_t> counts = bigcount::gatherCounts(mine, 0, mpicomm);
+  std::vector<std::int64_t> counts2(counts.size());
+  for (std::size_t q = 0; q < counts.size(); ++q) counts2[q] = 2 * counts[q];
   std::vector<long long> allT;
   std::vector<double> allV;
   if (rank == 0) {
-    for (int q = 0; q < P; ++q) {
-      counts2[q] = 2 * counts[q];
-      if (q) {
-        displs[q] = displs[q - 1] + counts[q - 1];
-        displs2[q] = 2 * displs[q];
-      }
-    }
-    allV.resize(static_cast<std::size_t>(displs[P - 1]) + counts[P - 1]);
+    allV.resize(static_cast<std::size_t>(std::accumulate(counts.begin(), counts.end(), std::int64_t{0})));
     allT.resize(2 * allV.size());
   }
-  MPI_Gatherv(trip.data(), 2 * mine, MPI_LONG_LONG, allT.data(), counts2.data(), displs2.data(), MPI_LONG_LONG, 0,
-              mpicomm);
-  MPI_Gatherv(vals.data(), mine, MPI_DOUBLE, allV.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, mpicomm);
+  bigcount::gatherv(trip.data(), 2 * mine, allT.data(), counts2, MPI_LONG_LONG, 0, mpicomm);
+  bigcount::gatherv(vals.data(), mine, allV.data(), counts, MPI_DOUBLE, 0, mpicomm);
   int ok = 1;
   if (rank == 0) {
     std::vector<std::vector<std::pair<long long, double>>> cols(A.getGlobalNumCols());

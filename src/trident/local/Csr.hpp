@@ -11,6 +11,10 @@
 namespace Trident {
 
 struct Csr {
+  // Largest local row or column count a block may have: its column indices are 32-bit (half the
+  // bytes of 64-bit ones, and the ordinal type of the local kernels). checkLocalIndexRange
+  // (partition/Redistribute.hpp) rejects layouts whose tiles exceed it.
+  static constexpr std::int64_t kMaxLocalIndex = 2147483647;
   std::int64_t nrows = 0, ncols = 0;
   std::vector<std::int64_t> rowptr{0};
   std::vector<int> col;

@@ -3,34 +3,26 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <string>
+
+#include "trident/core/Errors.hpp"
+#include "trident/transport/BigCount.hpp"
 
 namespace Trident {
-
-namespace {
-
-template <class T>
-void alltoallv(const std::vector<T>& send, const std::vector<int>& scount, const std::vector<int>& sdispl,
-               std::vector<T>& recv, const std::vector<int>& rcount, const std::vector<int>& rdispl,
-               MPI_Datatype type, MPI_Comm comm) {
-  MPI_Alltoallv(send.data(), scount.data(), sdispl.data(), type, recv.data(), rcount.data(), rdispl.data(),
-                type, comm);
-}
-
-}  // namespace
 
 Triplets exchangeTriplets(const Triplets& in, const std::vector<int>& dest, MPI_Comm comm,
                           std::vector<std::uint64_t>* bytes_to) {
   int P = 1, me = 0;
   MPI_Comm_size(comm, &P);
   MPI_Comm_rank(comm, &me);
-  std::vector<int> scount(P, 0), rcount(P, 0);
+  // 64-bit counts: one rank may send or receive more than 2^31 entries.
+  std::vector<std::int64_t> scount(P, 0);
   for (int d : dest) ++scount[d];
-  MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, comm);
-  std::vector<int> sdispl(P, 0), rdispl(P, 0);
-  std::exclusive_scan(scount.begin(), scount.end(), sdispl.begin(), 0);
-  std::exclusive_scan(rcount.begin(), rcount.end(), rdispl.begin(), 0);
+  const std::vector<std::int64_t> rcount = bigcount::exchangeCounts(scount, comm);
+  std::vector<std::int64_t> sdispl(P, 0);
+  std::exclusive_scan(scount.begin(), scount.end(), sdispl.begin(), std::int64_t{0});
   const std::size_t nsend = in.size();
-  const std::size_t nrecv = static_cast<std::size_t>(rdispl[P - 1]) + rcount[P - 1];
+  const std::size_t nrecv = static_cast<std::size_t>(std::accumulate(rcount.begin(), rcount.end(), std::int64_t{0}));
 
   // Indices travel as 32-bit integers whenever every index fits (8 bytes less per entry).
   std::int64_t maxIndex = 0;
@@ -38,31 +30,34 @@ Triplets exchangeTriplets(const Triplets& in, const std::vector<int>& dest, MPI_
   MPI_Allreduce(MPI_IN_PLACE, &maxIndex, 1, MPI_INT64_T, MPI_MAX, comm);
   const bool narrow = maxIndex <= std::numeric_limits<std::int32_t>::max();
 
-  std::vector<int> next = sdispl;
+  std::vector<std::int64_t> next = sdispl;
   std::vector<std::size_t> slot(nsend);
   for (std::size_t t = 0; t < nsend; ++t) slot[t] = static_cast<std::size_t>(next[dest[t]]++);
   Triplets out;
   out.row.resize(nrecv);
   out.col.resize(nrecv);
   out.val.resize(nrecv);
+  auto alltoallv = [&](const void* send, void* recv, MPI_Datatype type) {
+    bigcount::alltoallv(send, scount, recv, rcount, type, comm);
+  };
   std::vector<double> vsend(nsend);
   for (std::size_t t = 0; t < nsend; ++t) vsend[slot[t]] = in.val[t];
-  alltoallv(vsend, scount, sdispl, out.val, rcount, rdispl, MPI_DOUBLE, comm);
+  alltoallv(vsend.data(), out.val.data(), MPI_DOUBLE);
   vsend = {};
   if (narrow) {
     std::vector<std::int32_t> isend(nsend), irecv(nrecv);
     for (std::size_t t = 0; t < nsend; ++t) isend[slot[t]] = static_cast<std::int32_t>(in.row[t]);
-    alltoallv(isend, scount, sdispl, irecv, rcount, rdispl, MPI_INT32_T, comm);
+    alltoallv(isend.data(), irecv.data(), MPI_INT32_T);
     std::copy(irecv.begin(), irecv.end(), out.row.begin());
     for (std::size_t t = 0; t < nsend; ++t) isend[slot[t]] = static_cast<std::int32_t>(in.col[t]);
-    alltoallv(isend, scount, sdispl, irecv, rcount, rdispl, MPI_INT32_T, comm);
+    alltoallv(isend.data(), irecv.data(), MPI_INT32_T);
     std::copy(irecv.begin(), irecv.end(), out.col.begin());
   } else {
     std::vector<std::int64_t> isend(nsend);
     for (std::size_t t = 0; t < nsend; ++t) isend[slot[t]] = in.row[t];
-    alltoallv(isend, scount, sdispl, out.row, rcount, rdispl, MPI_INT64_T, comm);
+    alltoallv(isend.data(), out.row.data(), MPI_INT64_T);
     for (std::size_t t = 0; t < nsend; ++t) isend[slot[t]] = in.col[t];
-    alltoallv(isend, scount, sdispl, out.col, rcount, rdispl, MPI_INT64_T, comm);
+    alltoallv(isend.data(), out.col.data(), MPI_INT64_T);
   }
   if (bytes_to) {
     const std::uint64_t per = (narrow ? 2 * sizeof(std::int32_t) : 2 * sizeof(std::int64_t)) + sizeof(double);
@@ -73,9 +68,43 @@ Triplets exchangeTriplets(const Triplets& in, const std::vector<int>& dest, MPI_
   return out;
 }
 
+void checkLocalIndexRange(const Layout& L) {
+  const TileGrid& g = L.grid;
+  const std::int64_t limit = Csr::kMaxLocalIndex;
+  const std::string fix =
+      "; use a squarer grid (\"trident: grid\" = \"square\") or more node groups (smaller \"trident: ranks per "
+      "group\") so that every tile is narrower and every slice shorter";
+  auto dims = [&] {
+    return " (C = A*B with A " + std::to_string(L.m) + " x " + std::to_string(L.k) + ", B " + std::to_string(L.k) +
+           " x " + std::to_string(L.n) + ", grid " + std::to_string(g.rows) + " x " + std::to_string(g.cols) + ", " +
+           std::to_string(g.rounds) + " inner blocks, " + std::to_string(L.slices) + " slices per tile)";
+  };
+  for (int s = 0; s < g.rounds; ++s)
+    requireAll(L.inner_width(s) <= limit, "Trident: a tile of A is " + std::to_string(L.inner_width(s)) +
+                                              " columns wide, more than the " + std::to_string(limit) +
+                                              " its 32-bit local column indices hold" + dims() + fix);
+  for (int j = 0; j < g.cols; ++j)
+    requireAll(L.col_width(j) <= limit, "Trident: a tile of B is " + std::to_string(L.col_width(j)) +
+                                            " columns wide, more than the " + std::to_string(limit) +
+                                            " its 32-bit local column indices hold" + dims() + fix);
+  // Rows too: the local kernels index a slice's rows with the same 32-bit ordinals.
+  auto checkRows = [&](const char* what, int blocks, auto slice) {
+    for (int b = 0; b < blocks; ++b)
+      for (int t = 0; t < L.slices; ++t) {
+        const std::int64_t rows = slice(b, t + 1) - slice(b, t);
+        requireAll(rows <= limit, std::string("Trident: a slice of ") + what + " has " + std::to_string(rows) +
+                                      " rows, more than the " + std::to_string(limit) +
+                                      " the local kernels' 32-bit row indices hold" + dims() + fix);
+      }
+  };
+  checkRows("A", g.rows, [&](int b, int t) { return L.a_slice(b, t); });
+  checkRows("B", g.rounds, [&](int b, int t) { return L.b_slice(b, t); });
+}
+
 OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B, const RankOf& rank_of,
                            int my_unit, int my_k, MPI_Comm comm, std::vector<std::uint64_t>* bytes_to) {
   const TileGrid& g = L.grid;
+  checkLocalIndexRange(L);
   // Entries come row by row: the row's block and slice are looked up once per row.
   std::vector<int> dest(A.size());
   std::int64_t lastRow = -1;

@@ -1,7 +1,8 @@
 #pragma once
 // Moving entries between distributions: from any distribution (e.g. Tpetra's 1D rows) into the
-// tiles and slices of a Layout, and back. Every move is one MPI_Alltoallv of (row, col, value)
-// triplets in position space; it happens before and after the multiply loop, never inside it.
+// tiles and slices of a Layout, and back. Every move is one all-to-all of (row, col, value)
+// triplets in position space (bigcount::alltoallv: 64-bit counts, chunked messages); it happens
+// before and after the multiply loop, never inside it.
 #include <mpi.h>
 #include <cstdint>
 #include <functional>
@@ -35,6 +36,12 @@ struct OwnedTiles {
 
 // Where (unit, slice) lives: the world rank that holds slice `k` of the tiles of `unit`.
 using RankOf = std::function<int(int unit, int k)>;
+
+// Throws InvalidInput (on every rank: the layout is the same everywhere, so no communication)
+// when a tile of the layout is wider, or a slice longer, than the 32-bit local indices of Csr
+// hold. With the G x 1 grid a tile of B is as wide as the whole matrix. distributeTiles calls it;
+// call it right after makeLayout to fail before anything moves.
+void checkLocalIndexRange(const Layout& L);
 
 // Collective over comm. Entries of A (m x k, positions) and of B (k x n) go to the rank that owns
 // their tile slice. my_unit/my_k say which tiles this rank owns.

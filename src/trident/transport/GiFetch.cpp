@@ -2,26 +2,33 @@
 
 #include <stdexcept>
 
+#include "trident/transport/BigCount.hpp"
+
 namespace Trident {
 
 namespace {
 // Three messages per slice (row offsets, columns, values); A and B of one round use disjoint tags.
 int tag(int round, bool isB, int part) { return 6 * round + (isB ? 3 : 0) + part; }
 
-void sendCsr(const Csr& m, int dest, int round, bool isB, MPI_Comm comm, std::vector<MPI_Request>& reqs) {
-  MPI_Request r[3];
-  MPI_Isend(m.rowptr.data() + 1, static_cast<int>(m.nrows), MPI_INT64_T, dest, tag(round, isB, 0), comm, &r[0]);
-  MPI_Isend(m.col.data(), static_cast<int>(m.nnz()), MPI_INT, dest, tag(round, isB, 1), comm, &r[1]);
-  MPI_Isend(m.val.data(), static_cast<int>(m.nnz()), MPI_DOUBLE, dest, tag(round, isB, 2), comm, &r[2]);
-  reqs.insert(reqs.end(), r, r + 3);
+// Each part may be several messages (bigcount: at most chunkLimit() elements each). bound: the
+// receiver's capacity for the entries when it only knows an upper bound (filtered B slices).
+void sendCsr(const Csr& m, int dest, int round, bool isB, MPI_Comm comm, std::vector<MPI_Request>& reqs,
+             std::size_t bound) {
+  const auto nnz = static_cast<std::size_t>(m.nnz());
+  bigcount::isend(m.rowptr.data() + 1, static_cast<std::size_t>(m.nrows), MPI_INT64_T, dest, tag(round, isB, 0), comm, reqs);
+  bigcount::isend(m.col.data(), nnz, MPI_INT, dest, tag(round, isB, 1), comm, reqs, bound);
+  bigcount::isend(m.val.data(), nnz, MPI_DOUBLE, dest, tag(round, isB, 2), comm, reqs, bound);
 }
 
-void recvCsr(Csr& m, int src, int round, bool isB, MPI_Comm comm, std::vector<MPI_Request>& reqs) {
-  MPI_Request r[3];
-  MPI_Irecv(m.rowptr.data() + 1, static_cast<int>(m.nrows), MPI_INT64_T, src, tag(round, isB, 0), comm, &r[0]);
-  MPI_Irecv(m.col.data(), static_cast<int>(m.col.size()), MPI_INT, src, tag(round, isB, 1), comm, &r[1]);
-  MPI_Irecv(m.val.data(), static_cast<int>(m.val.size()), MPI_DOUBLE, src, tag(round, isB, 2), comm, &r[2]);
-  reqs.insert(reqs.end(), r, r + 3);
+// *col_req, *col_reqs: where the column messages' requests are in reqs (their statuses give the
+// number of entries that came).
+void recvCsr(Csr& m, int src, int round, bool isB, MPI_Comm comm, std::vector<MPI_Request>& reqs,
+             std::size_t* col_req = nullptr, std::size_t* col_reqs = nullptr) {
+  bigcount::irecv(m.rowptr.data() + 1, static_cast<std::size_t>(m.nrows), MPI_INT64_T, src, tag(round, isB, 0), comm, reqs);
+  if (col_req) *col_req = reqs.size();
+  const std::size_t n = bigcount::irecv(m.col.data(), m.col.size(), MPI_INT, src, tag(round, isB, 1), comm, reqs);
+  if (col_reqs) *col_reqs = n;
+  bigcount::irecv(m.val.data(), m.val.size(), MPI_DOUBLE, src, tag(round, isB, 2), comm, reqs);
 }
 }  // namespace
 
@@ -55,7 +62,7 @@ void GiFetch::postSends() {
     if (tiles_.owns_a[s]) {
       for (int jj = 0; jj < g.cols; ++jj) {
         if (jj == j_) continue;
-        sendCsr(tiles_.a[s], g.unit(i_, jj), g.round_of(s, i_, jj), false, comm_, sends_);
+        sendCsr(tiles_.a[s], g.unit(i_, jj), g.round_of(s, i_, jj), false, comm_, sends_, 0);
         bytes_sent_ += tiles_.a[s].wireBytes();
       }
     }
@@ -67,7 +74,9 @@ void GiFetch::postSends() {
           filtered_.push_back(selectRows(tiles_.b[s], needed_->rows(ii, s)));
           slice = &filtered_.back();
         }
-        sendCsr(*slice, g.unit(ii, j_), g.round_of(s, ii, j_), true, comm_, sends_);
+        // The receiver allocated room for the whole slice: as many messages as that takes.
+        sendCsr(*slice, g.unit(ii, j_), g.round_of(s, ii, j_), true, comm_, sends_,
+                static_cast<std::size_t>(tiles_.b[s].nnz()));
         bytes_sent_ += slice->wireBytes();
       }
     }
@@ -94,8 +103,7 @@ void GiFetch::postReceive(int r) {
     const std::int64_t rows = in.b_filtered ? static_cast<std::int64_t>(needed_->rows(i_, s).size())
                                             : L_.b_slice(s, k_ + 1) - L_.b_slice(s, k_);
     in.b.allocate(rows, L_.col_width(j_), nnz_.b_nnz(s, j_, k_));
-    in.b_req = in.reqs.size();
-    recvCsr(in.b, ub, r, true, comm_, in.reqs);
+    recvCsr(in.b, ub, r, true, comm_, in.reqs, &in.b_req, &in.b_col_reqs);
   }
 }
 
@@ -113,8 +121,7 @@ void GiFetch::wait(int r, const Csr** a, const Csr** b) {
   if (in.a_remote) bytes_recv_ += in.a.wireBytes();
   if (in.b_remote) {
     if (in.b_filtered) {
-      int got = 0;
-      MPI_Get_count(&st[in.b_req + 1], MPI_INT, &got);
+      const std::size_t got = bigcount::receivedCount(&st[in.b_req], in.b_col_reqs, MPI_INT);
       in.b.col.resize(got);
       in.b.val.resize(got);
     }

@@ -46,7 +46,8 @@ class GiFetch {
     Csr a, b;
     bool a_remote = false, b_remote = false;
     bool b_filtered = false;
-    std::size_t b_req = 0;  // index of B's first request in reqs
+    std::size_t b_req = 0;       // index in reqs of the first message of B's columns
+    std::size_t b_col_reqs = 0;  // and how many messages they are
     std::vector<MPI_Request> reqs;
     bool posted = false;
   };

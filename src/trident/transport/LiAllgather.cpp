@@ -2,6 +2,8 @@
 
 #include <numeric>
 
+#include "trident/transport/BigCount.hpp"
+
 namespace Trident {
 
 Csr MpiLiTransport::allgather(const Csr& mine, const std::vector<std::int64_t>& slice_rows,
@@ -11,28 +13,20 @@ Csr MpiLiTransport::allgather(const Csr& mine, const std::vector<std::int64_t>& 
   const int lambda = static_cast<int>(slice_rows.size());
   int me = 0;
   MPI_Comm_rank(li_comm, &me);
-  std::vector<int> rcount(lambda), rdispl(lambda), ncount(lambda), ndispl(lambda);
-  std::int64_t rows = 0, nz = 0;
-  for (int t = 0; t < lambda; ++t) {
-    rcount[t] = static_cast<int>(slice_rows[t]);
-    ncount[t] = static_cast<int>(slice_nnz[t]);
-    rows += slice_rows[t];
-    nz += slice_nnz[t];
-  }
-  std::exclusive_scan(rcount.begin(), rcount.end(), rdispl.begin(), 0);
-  std::exclusive_scan(ncount.begin(), ncount.end(), ndispl.begin(), 0);
+  std::vector<std::int64_t> rdispl(lambda), ndispl(lambda);
+  std::exclusive_scan(slice_rows.begin(), slice_rows.end(), rdispl.begin(), std::int64_t{0});
+  std::exclusive_scan(slice_nnz.begin(), slice_nnz.end(), ndispl.begin(), std::int64_t{0});
+  const std::int64_t rows = rdispl[lambda - 1] + slice_rows[lambda - 1];
+  const std::int64_t nz = ndispl[lambda - 1] + slice_nnz[lambda - 1];
 
   Csr full;
   full.allocate(rows, mine.ncols, nz);
-  MPI_Allgatherv(mine.rowptr.data() + 1, static_cast<int>(mine.nrows), MPI_INT64_T, full.rowptr.data() + 1,
-                 rcount.data(), rdispl.data(), MPI_INT64_T, li_comm);
-  MPI_Allgatherv(mine.col.data(), static_cast<int>(mine.nnz()), MPI_INT, full.col.data(), ncount.data(),
-                 ndispl.data(), MPI_INT, li_comm);
-  MPI_Allgatherv(mine.val.data(), static_cast<int>(mine.nnz()), MPI_DOUBLE, full.val.data(), ncount.data(),
-                 ndispl.data(), MPI_DOUBLE, li_comm);
+  bigcount::allgatherv(mine.rowptr.data() + 1, full.rowptr.data() + 1, slice_rows, MPI_INT64_T, li_comm);
+  bigcount::allgatherv(mine.col.data(), full.col.data(), slice_nnz, MPI_INT, li_comm);
+  bigcount::allgatherv(mine.val.data(), full.val.data(), slice_nnz, MPI_DOUBLE, li_comm);
   // Each slice's offsets are relative to its own start: shift them into the stacked block.
   for (int t = 1; t < lambda; ++t)
-    for (int r = rdispl[t]; r < rdispl[t] + rcount[t]; ++r) full.rowptr[r + 1] += ndispl[t];
+    for (std::int64_t r = rdispl[t]; r < rdispl[t] + slice_rows[t]; ++r) full.rowptr[r + 1] += ndispl[t];
 
   for (int t = 0; t < lambda; ++t) {
     if (t == me) continue;
@@ -49,18 +43,20 @@ Csr MpiLiTransport::exchangeNeeded(const Csr& a, const Csr& mine, const std::vec
   std::vector<std::int64_t> first(lambda + 1, 0);
   std::partial_sum(slice_rows.begin(), slice_rows.end(), first.begin() + 1);
   const std::int64_t rows = first[lambda];
-  const int bytes = static_cast<int>((rows + 7) / 8);
+  const std::int64_t bytes = (rows + 7) / 8;
 
   // 1. Who needs which rows of the tile: one bit per row, from each rank's A slice.
   std::vector<std::uint8_t> bits(static_cast<std::size_t>(lambda) * bytes, 0);
-  std::uint8_t* my = bits.data() + static_cast<std::size_t>(me) * bytes;
-  for (int c : a.col) my[c / 8] |= static_cast<std::uint8_t>(1u << (c % 8));
-  MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, bits.data(), bytes, MPI_UINT8_T, comm_);
+  {
+    std::vector<std::uint8_t> my(static_cast<std::size_t>(bytes), 0);
+    for (int c : a.col) my[c / 8] |= static_cast<std::uint8_t>(1u << (c % 8));
+    bigcount::allgatherv(my.data(), bits.data(), std::vector<std::int64_t>(lambda, bytes), MPI_UINT8_T, comm_);
+  }
   auto wants = [&](int q, std::int64_t row) { return (bits[static_cast<std::size_t>(q) * bytes + row / 8] >> (row % 8)) & 1u; };
 
   // 2. Send each rank the rows of my slice it wants: per rank, the row lengths (in row order of
   // the rows it wants, which it can enumerate itself) and the entries.
-  std::vector<int> lcount(lambda, 0), ecount(lambda, 0);
+  std::vector<std::int64_t> lcount(lambda, 0), ecount(lambda, 0);
   std::vector<std::int64_t> lsend;
   std::vector<int> csend;
   std::vector<double> vsend;
@@ -73,28 +69,20 @@ Csr MpiLiTransport::exchangeNeeded(const Csr& a, const Csr& mine, const std::vec
       csend.insert(csend.end(), mine.col.begin() + b, mine.col.begin() + e);
       vsend.insert(vsend.end(), mine.val.begin() + b, mine.val.begin() + e);
       ++lcount[q];
-      ecount[q] += static_cast<int>(e - b);
+      ecount[q] += e - b;
     }
   }
-  std::vector<int> lrecv(lambda, 0), erecv(lambda, 0);
+  std::vector<std::int64_t> lrecv(lambda, 0);
   for (int q = 0; q < lambda; ++q)
     if (q != me)
       for (std::int64_t r = first[q]; r < first[q + 1]; ++r) lrecv[q] += wants(me, r) ? 1 : 0;
-  MPI_Alltoall(ecount.data(), 1, MPI_INT, erecv.data(), 1, MPI_INT, comm_);
-  std::vector<int> ldispl(lambda, 0), edispl(lambda, 0), lrdispl(lambda, 0), erdispl(lambda, 0);
-  std::exclusive_scan(lcount.begin(), lcount.end(), ldispl.begin(), 0);
-  std::exclusive_scan(ecount.begin(), ecount.end(), edispl.begin(), 0);
-  std::exclusive_scan(lrecv.begin(), lrecv.end(), lrdispl.begin(), 0);
-  std::exclusive_scan(erecv.begin(), erecv.end(), erdispl.begin(), 0);
-  std::vector<std::int64_t> lin(static_cast<std::size_t>(lrdispl[lambda - 1]) + lrecv[lambda - 1]);
-  std::vector<int> cin(static_cast<std::size_t>(erdispl[lambda - 1]) + erecv[lambda - 1]);
+  const std::vector<std::int64_t> erecv = bigcount::exchangeCounts(ecount, comm_);
+  std::vector<std::int64_t> lin(static_cast<std::size_t>(std::accumulate(lrecv.begin(), lrecv.end(), std::int64_t{0})));
+  std::vector<int> cin(static_cast<std::size_t>(std::accumulate(erecv.begin(), erecv.end(), std::int64_t{0})));
   std::vector<double> vin(cin.size());
-  MPI_Alltoallv(lsend.data(), lcount.data(), ldispl.data(), MPI_INT64_T, lin.data(), lrecv.data(), lrdispl.data(),
-                MPI_INT64_T, comm_);
-  MPI_Alltoallv(csend.data(), ecount.data(), edispl.data(), MPI_INT, cin.data(), erecv.data(), erdispl.data(), MPI_INT,
-                comm_);
-  MPI_Alltoallv(vsend.data(), ecount.data(), edispl.data(), MPI_DOUBLE, vin.data(), erecv.data(), erdispl.data(),
-                MPI_DOUBLE, comm_);
+  bigcount::alltoallv(lsend.data(), lcount, lin.data(), lrecv, MPI_INT64_T, comm_);
+  bigcount::alltoallv(csend.data(), ecount, cin.data(), erecv, MPI_INT, comm_);
+  bigcount::alltoallv(vsend.data(), ecount, vin.data(), erecv, MPI_DOUBLE, comm_);
 
   // 3. The tile for me: my own slice in full, the received rows in place, everything else empty.
   Csr out(rows, mine.ncols);
@@ -125,9 +113,12 @@ Csr MpiLiTransport::exchangeNeeded(const Csr& a, const Csr& mine, const std::vec
   }
   for (int q = 0; q < lambda; ++q) {
     if (q == me) continue;
-    if (sent) *sent += static_cast<std::uint64_t>(bytes) + 8u * lcount[q] + 12u * static_cast<std::uint64_t>(ecount[q]);
+    if (sent)
+      *sent += static_cast<std::uint64_t>(bytes) + 8u * static_cast<std::uint64_t>(lcount[q]) +
+               12u * static_cast<std::uint64_t>(ecount[q]);
     if (received)
-      *received += static_cast<std::uint64_t>(bytes) + 8u * lrecv[q] + 12u * static_cast<std::uint64_t>(erecv[q]);
+      *received += static_cast<std::uint64_t>(bytes) + 8u * static_cast<std::uint64_t>(lrecv[q]) +
+                   12u * static_cast<std::uint64_t>(erecv[q]);
   }
   return out;
 }

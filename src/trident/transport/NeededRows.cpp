@@ -2,6 +2,8 @@
 
 #include <numeric>
 
+#include "trident/transport/BigCount.hpp"
+
 namespace Trident {
 
 NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_Comm li_comm,
@@ -9,43 +11,47 @@ NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_C
     : rounds_(L.grid.rounds), rows_(static_cast<size_t>(L.grid.rows) * L.grid.rounds) {
   const TileGrid& g = L.grid;
   auto sliceBegin = [&](int s) { return L.b_slice(s, my_k) - L.inner_bounds[s]; };  // in block s
-  auto sliceRows = [&](int s) { return static_cast<int>(L.b_slice(s, my_k + 1) - L.b_slice(s, my_k)); };
+  auto sliceRows = [&](int s) { return L.b_slice(s, my_k + 1) - L.b_slice(s, my_k); };
   auto packedBytes = [&](int s) { return (sliceRows(s) + 7) / 8; };
 
-  // 1. The column pattern of each A tile my group owns, ORed over the group's slices (Li).
+  // 1. The column pattern of each A tile my group owns, ORed over the group's slices (Li), one bit
+  // per column of the tile.
   std::vector<std::uint8_t> mine;  // my slice-k portions of those patterns, packed bits, in s order
   for (int s = 0; s < g.rounds; ++s) {
     if (!tiles.owns_a[s]) continue;
-    std::vector<std::uint8_t> used(static_cast<size_t>(L.inner_width(s)), 0);
-    for (int c : tiles.a[s].col) used[c] = 1;
-    if (!used.empty()) MPI_Allreduce(MPI_IN_PLACE, used.data(), static_cast<int>(used.size()), MPI_UINT8_T, MPI_BOR, li_comm);
+    std::vector<std::uint8_t> used(static_cast<std::size_t>((L.inner_width(s) + 7) / 8), 0);
+    for (int c : tiles.a[s].col) used[c / 8] |= static_cast<std::uint8_t>(1u << (c % 8));
+    bigcount::allreduce(used.data(), used.size(), MPI_UINT8_T, MPI_BOR, li_comm);
     const std::int64_t b0 = sliceBegin(s);
-    std::vector<std::uint8_t> bits(packedBytes(s), 0);
-    for (int r = 0; r < sliceRows(s); ++r)
-      if (used[b0 + r]) bits[r / 8] |= static_cast<std::uint8_t>(1u << (r % 8));
+    std::vector<std::uint8_t> bits(static_cast<std::size_t>(packedBytes(s)), 0);
+    for (std::int64_t r = 0; r < sliceRows(s); ++r) {
+      const std::int64_t c = b0 + r;
+      if ((used[c / 8] >> (c % 8)) & 1u) bits[r / 8] |= static_cast<std::uint8_t>(1u << (r % 8));
+    }
     mine.insert(mine.end(), bits.begin(), bits.end());
   }
 
-  // 2. Everyone with my k learns every group's portions (Gi, one Allgatherv before the loop).
+  // 2. Everyone with my k learns every group's portions (Gi, one all-gather before the loop).
   const int units = g.units();
-  std::vector<int> counts(units, 0), displ(units, 0);
+  std::vector<std::int64_t> counts(units, 0);
   for (int u = 0; u < units; ++u)
     for (int s = 0; s < g.rounds; ++s)
       if (g.a_owner(g.unit_row(u), s) == u) counts[u] += packedBytes(s);
-  std::exclusive_scan(counts.begin(), counts.end(), displ.begin(), 0);
-  std::vector<std::uint8_t> all(static_cast<size_t>(displ[units - 1]) + counts[units - 1]);
-  MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_UINT8_T, all.data(), counts.data(), displ.data(),
-                 MPI_UINT8_T, gi_comm);
+  std::vector<std::int64_t> displ(units, 0);
+  std::exclusive_scan(counts.begin(), counts.end(), displ.begin(), std::int64_t{0});
+  std::vector<std::uint8_t> all(static_cast<std::size_t>(displ[units - 1] + counts[units - 1]));
+  bigcount::allgatherv(mine.data(), all.data(), counts, MPI_UINT8_T, gi_comm);
 
   for (int u = 0; u < units; ++u) {
-    std::size_t at = displ[u];
+    std::size_t at = static_cast<std::size_t>(displ[u]);
     const int i = g.unit_row(u);
     for (int s = 0; s < g.rounds; ++s) {
       if (g.a_owner(i, s) != u) continue;
       std::vector<int>& list = rows_[static_cast<size_t>(i) * rounds_ + s];
-      for (int r = 0; r < sliceRows(s); ++r)
-        if (all[at + r / 8] & (1u << (r % 8))) list.push_back(r);
-      at += packedBytes(s);
+      // Slice rows fit in int: checkLocalIndexRange (Redistribute.hpp) rejected the layout otherwise.
+      for (std::int64_t r = 0; r < sliceRows(s); ++r)
+        if (all[at + r / 8] & (1u << (r % 8))) list.push_back(static_cast<int>(r));
+      at += static_cast<std::size_t>(packedBytes(s));
     }
   }
 }

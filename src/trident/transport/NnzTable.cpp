@@ -1,5 +1,7 @@
 #include "trident/transport/NnzTable.hpp"
 
+#include "trident/transport/BigCount.hpp"
+
 namespace Trident {
 
 NnzTable gatherNnzTable(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, MPI_Comm comm) {
@@ -17,7 +19,7 @@ NnzTable gatherNnzTable(const Layout& L, const OwnedTiles& tiles, int my_unit, i
   }
   std::vector<std::int64_t> both(T.a);
   both.insert(both.end(), T.b.begin(), T.b.end());
-  MPI_Allreduce(MPI_IN_PLACE, both.data(), static_cast<int>(both.size()), MPI_INT64_T, MPI_SUM, comm);
+  bigcount::allreduce(both.data(), both.size(), MPI_INT64_T, MPI_SUM, comm);
   std::copy(both.begin(), both.begin() + T.a.size(), T.a.begin());
   std::copy(both.begin() + T.a.size(), both.end(), T.b.begin());
   return T;
