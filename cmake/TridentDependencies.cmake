@@ -1,7 +1,10 @@
 # Debian's Trilinos 13.2 ships TriBITS-style configs: plain variables and non-namespaced imported
 # targets. Wrap them into interface targets so the rest of the build (and downstream users through
 # TridentConfig.cmake) link one name. Trilinos headers are SYSTEM to silence their deprecations.
-find_package(MPI REQUIRED COMPONENTS C CXX)
+# Only MPI's C++ component: the code calls MPI's C API, which MPI::MPI_CXX carries (mpi.h and
+# libmpi), and FindMPI refuses the C component in projects that do not enable C, which is what
+# most Trilinos users write and what TridentConfig.cmake has to work in.
+find_package(MPI REQUIRED COMPONENTS CXX)
 find_package(Tpetra REQUIRED)
 find_package(KokkosKernels REQUIRED)
 find_package(Teuchos REQUIRED)
@@ -12,7 +15,8 @@ if(NOT TARGET Trident::trilinos_deps)
   target_include_directories(trident_trilinos_deps SYSTEM INTERFACE
       ${Tpetra_INCLUDE_DIRS} ${Tpetra_TPL_INCLUDE_DIRS})
   target_link_libraries(trident_trilinos_deps INTERFACE
-      ${Tpetra_LIBRARIES} ${Tpetra_TPL_LIBRARIES} MPI::MPI_CXX MPI::MPI_C)
+      ${Tpetra_LIBRARIES} ${Tpetra_TPL_LIBRARIES} MPI::MPI_CXX)
+  set_target_properties(trident_trilinos_deps PROPERTIES EXPORT_NAME trilinos_deps)
 endif()
 
 if(TRIDENT_ENABLE_MUELU)
@@ -26,6 +30,7 @@ if(TRIDENT_ENABLE_MUELU)
           ${MueLu_INCLUDE_DIRS} ${MueLu_TPL_INCLUDE_DIRS} ${Belos_INCLUDE_DIRS})
       target_link_libraries(trident_muelu_deps INTERFACE
           ${MueLu_LIBRARIES} ${MueLu_TPL_LIBRARIES} ${Belos_LIBRARIES} trident_trilinos_deps)
+      set_target_properties(trident_muelu_deps PROPERTIES EXPORT_NAME muelu_deps)
     endif()
   else()
     message(STATUS "Trident: MueLu/Belos not found, the MueLu adapter is not built")

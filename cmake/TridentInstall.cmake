@@ -1,26 +1,44 @@
+# Installs the libraries with their Trident:: targets and one header layout: everything under
+# include/trident/. The core keeps its folders (trident/core/Errors.hpp, ...); the adapters' and
+# applications' headers (Trident_MatrixMatrix.hpp, Trident_CreatePreconditioner.hpp,
+# Trident_MCL.hpp, ...) sit directly in include/trident/. Trident::trident exports both include/
+# and include/trident/, so consumers write #include <Trident_MatrixMatrix.hpp> as in the build
+# tree (or <trident/Trident_MatrixMatrix.hpp>).
 include(CMakePackageConfigHelpers)
+set(TRIDENT_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/trident)
+set(TRIDENT_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Trident)
+
 install(TARGETS trident trident_trilinos_deps EXPORT TridentTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(DIRECTORY "${PROJECT_SOURCE_DIR}/src/trident" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/src/trident/" DESTINATION ${TRIDENT_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.hpp")
-install(DIRECTORY "${PROJECT_SOURCE_DIR}/adapters/tpetra/" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/adapters/tpetra/" DESTINATION ${TRIDENT_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.hpp")
+
 if(TARGET trident_muelu)
   install(TARGETS trident_muelu trident_muelu_deps EXPORT TridentTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  install(DIRECTORY "${PROJECT_SOURCE_DIR}/adapters/muelu/" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  install(DIRECTORY "${PROJECT_SOURCE_DIR}/adapters/muelu/" DESTINATION ${TRIDENT_INSTALL_INCLUDEDIR}
           FILES_MATCHING PATTERN "*.hpp")
   set(TRIDENT_HAS_MUELU ON)
 else()
   set(TRIDENT_HAS_MUELU OFF)
 endif()
-install(EXPORT TridentTargets NAMESPACE Trident:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Trident)
+
+if(TARGET trident_mcl)
+  install(TARGETS trident_mcl EXPORT TridentTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(FILES "${PROJECT_SOURCE_DIR}/apps/mcl/Trident_MCL.hpp" DESTINATION ${TRIDENT_INSTALL_INCLUDEDIR})
+endif()
+
+install(EXPORT TridentTargets NAMESPACE Trident:: DESTINATION ${TRIDENT_INSTALL_CMAKEDIR})
 configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/TridentConfig.cmake.in"
     "${PROJECT_BINARY_DIR}/TridentConfig.cmake"
-    INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Trident)
+    INSTALL_DESTINATION ${TRIDENT_INSTALL_CMAKEDIR})
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/TridentConfigVersion.cmake"
     COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/TridentConfig.cmake" "${PROJECT_BINARY_DIR}/TridentConfigVersion.cmake"
-        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Trident)
+        DESTINATION ${TRIDENT_INSTALL_CMAKEDIR})

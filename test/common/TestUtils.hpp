@@ -176,9 +176,10 @@ inline Entries referenceProduct(const Entries& A, bool tA, const Entries& B, boo
   return out;  // rows ascending, columns ascending within rows (GID order == dense order)
 }
 
+// TRIDENT_MATRIX_DIR from the environment (ctest sets it), else the folder CMake chose.
 inline std::string matrixDir() {
   const char* d = std::getenv("TRIDENT_MATRIX_DIR");
-  return d ? d : "../shared/matrices";
+  return d && *d ? d : TRIDENT_TEST_MATRIX_DIR;  // defined by trident_add_test_exe
 }
 
 inline std::vector<int> divisors(int P) {

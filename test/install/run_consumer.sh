@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
-# Installs the build tree into a scratch prefix, builds test/install/consumer against it with
+# Installs the build tree into a scratch prefix, checks the installed layout (one header tree,
+# include/trident/), builds test/install/consumer (a C++-only project) against it with
 # find_package(Trident), and runs it on 2 ranks.
 set -euo pipefail
 build=$1 src=$2 mpiexec=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cmake --install "$build" --prefix "$work/prefix" >/dev/null
-cmake -S "$src/consumer" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$work/build" -j 2 >/dev/null
+quiet() {  # runs a step, showing its output only when it fails
+  "$@" >"$work/step.log" 2>&1 || { cat "$work/step.log"; echo "install_consumer: failed: $*"; exit 1; }
+}
+quiet cmake --install "$build" --prefix "$work/prefix"
+prefix=$work/prefix
+others=$(ls -A "$prefix/include" | grep -vx trident || true)
+[ -z "$others" ] || { echo "install_consumer: headers outside include/trident/: $others"; exit 1; }
+for h in trident/Trident_MatrixMatrix.hpp trident/Trident_MCL.hpp trident/core/Errors.hpp; do
+  [ -f "$prefix/include/$h" ] || { echo "install_consumer: $h not installed"; exit 1; }
+done
+quiet cmake -S "$src/consumer" -B "$work/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release
+quiet cmake --build "$work/build" -j 2
 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$work/build/consumer"

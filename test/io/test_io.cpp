@@ -199,7 +199,7 @@ void testSharedMatrices(const std::string& dir, const comm_ptr& self) {
   }
 }
 
-void testSmallFiles(const comm_ptr& self) {
+void testSmallFiles() {
   guarded("small files", [&] {
     writeFile("sym.mtx",
               "%%MatrixMarket matrix coordinate real symmetric\n% comment\n\n  3 3 4\n1 1 2.0\n2 1 -1.5\n\n"
@@ -376,7 +376,7 @@ void testGenerators(const comm_ptr& self) {
   }
   guarded("fromSpec mtx", [&] {
     const char* dir = std::getenv("TRIDENT_MATRIX_DIR");
-    const std::string p = std::string(dir ? dir : ".") + "/cora.mtx";
+    const std::string p = std::string(dir ? dir : TRIDENT_TEST_MATRIX_DIR) + "/cora.mtx";
     check(checksum(*gen::fromSpec(p, gWorld)) == checksum(*io::readMatrixMarket(p, gWorld)),
           "fromSpec(path.mtx) reads the file");
   });
@@ -500,10 +500,10 @@ int main(int argc, char** argv) {
     gTmp = buf;
 
     const char* dirEnv = std::getenv("TRIDENT_MATRIX_DIR");
-    const std::string dir = dirEnv ? dirEnv : "../shared/matrices";
+    const std::string dir = dirEnv ? dirEnv : TRIDENT_TEST_MATRIX_DIR;
     if (gRank == 0) std::printf("test_io: %d ranks, matrices from %s, temp dir %s\n", gSize, dir.c_str(), gTmp.c_str());
 
-    testSmallFiles(self);
+    testSmallFiles();
     testCorruptFiles();
     testSharedMatrices(dir, self);
     testGenerators(self);

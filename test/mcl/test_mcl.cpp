@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
     if (rank == 0) writePlanted(mtx, 600, 25);
   } else if (graph.find('/') == std::string::npos) {
     const char* md = std::getenv("TRIDENT_MATRIX_DIR");
-    mtx = std::string(md ? md : ".") + "/" + graph;
+    mtx = std::string(md ? md : TRIDENT_TEST_MATRIX_DIR) + "/" + graph;
   }
   MPI_Barrier(MPI_COMM_WORLD);
 
