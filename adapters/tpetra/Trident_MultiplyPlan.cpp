@@ -17,6 +17,7 @@
 #include <trident/partition/Permutation.hpp>
 #include <trident/partition/Redistribute.hpp>
 #include <trident/stats/PhaseTimer.hpp>
+#include <trident/transport/BigCount.hpp>
 
 namespace Trident {
 namespace MatrixMatrix {
@@ -143,11 +144,25 @@ bool preferRowsGrid(const TileGrid& square, const Triplets& TA, const Triplets& 
   if (G == 1 || square.cols == 1) return false;  // same grid either way
   double coverage = 1.0;
   if (fetch_needed && k > 0) {
-    std::vector<std::uint8_t> used(static_cast<std::size_t>(k), 0);
-    for (std::int64_t c : TA.col) used[c] = 1;
-    MPI_Allreduce(MPI_IN_PLACE, used.data(), static_cast<int>(used.size()), MPI_UINT8_T, MPI_BOR, topo.li_comm());
-    std::int64_t covered = 0;
-    for (std::uint8_t u : used) covered += u;
+    // Distinct columns of the group's A: each rank sends its distinct columns to rank c mod lambda
+    // of the group, which counts the distinct ones it receives; memory O(local entries).
+    const int lambda = topo.ranks_per_group();
+    std::vector<std::int64_t> cols(TA.col.begin(), TA.col.end());
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    std::vector<std::int64_t> counts(lambda, 0);
+    for (std::int64_t c : cols) ++counts[c % lambda];
+    std::vector<std::int64_t> send(cols.size()), next(lambda, 0);
+    for (int q = 1; q < lambda; ++q) next[q] = next[q - 1] + counts[q - 1];
+    for (std::int64_t c : cols) send[next[c % lambda]++] = c;
+    const std::vector<std::int64_t> rcounts = bigcount::exchangeCounts(counts, topo.li_comm());
+    std::int64_t nrecv = 0;
+    for (std::int64_t r : rcounts) nrecv += r;
+    std::vector<std::int64_t> recv(static_cast<std::size_t>(nrecv));
+    bigcount::alltoallv(send.data(), counts, recv.data(), rcounts, MPI_INT64_T, topo.li_comm());
+    std::sort(recv.begin(), recv.end());
+    std::int64_t covered = static_cast<std::int64_t>(std::unique(recv.begin(), recv.end()) - recv.begin());
+    MPI_Allreduce(MPI_IN_PLACE, &covered, 1, MPI_INT64_T, MPI_SUM, topo.li_comm());
     coverage = static_cast<double>(covered) / static_cast<double>(k);
   }
   // Every rank adds its group's coverage / lambda: the sum is the sum over groups.
@@ -261,6 +276,7 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
                    (p.opt.grid == GridChoice::Auto && preferRowsGrid(grid, TA, TB, k, topo, fetchNeeded))))
     grid = TileGrid::rowsOnly(topo.groups());
   p.L = makeLayout(grid, p.summa ? 1 : topo.ranks_per_group(), m, k, n, ap, aw, bp, bw, p.world);
+  checkLocalIndexRange(p.L);  // before anything moves: tiles must fit 32-bit local indices
   const std::shared_ptr<const Topology> topoPtr = p.topo;
   p.rank_of = p.summa ? RankOf([](int unit, int) { return unit; })
                       : RankOf([topoPtr](int unit, int kk) { return topoPtr->world_rank_of(unit, kk); });

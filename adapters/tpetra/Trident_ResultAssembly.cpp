@@ -6,6 +6,7 @@
 
 #include <trident/core/Errors.hpp>
 #include <trident/stats/PhaseTimer.hpp>
+#include <trident/transport/BigCount.hpp>
 
 namespace Trident {
 namespace tpetra {
@@ -14,31 +15,6 @@ namespace {
 using import_type = Tpetra::Import<LO, GO, Node>;
 
 constexpr int kTagHeader = 7301, kTagCols = 7302, kTagVals = 7303;
-// Messages are cut into pieces of at most this many bytes, so no MPI count overflows int however
-// large a piece of C is (MPI keeps pieces of one pair and tag in order).
-constexpr std::size_t kMaxMessageBytes = std::size_t{1} << 30;
-
-void isendBytes(const void* buf, std::size_t bytes, int dest, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs) {
-  const char* p = static_cast<const char*>(buf);
-  do {
-    const std::size_t n = std::min(bytes, kMaxMessageBytes);
-    reqs.emplace_back();
-    MPI_Isend(p, static_cast<int>(n), MPI_BYTE, dest, tag, comm, &reqs.back());
-    p += n;
-    bytes -= n;
-  } while (bytes > 0);
-}
-
-void irecvBytes(void* buf, std::size_t bytes, int src, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs) {
-  char* p = static_cast<char*>(buf);
-  do {
-    const std::size_t n = std::min(bytes, kMaxMessageBytes);
-    reqs.emplace_back();
-    MPI_Irecv(p, static_cast<int>(n), MPI_BYTE, src, tag, comm, &reqs.back());
-    p += n;
-    bytes -= n;
-  } while (bytes > 0);
-}
 
 void waitAll(std::vector<MPI_Request>& reqs) {
   if (!reqs.empty()) MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
@@ -269,7 +245,7 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
       Partner& p = recv_[s];
       if (p.rank == me_) continue;
       in[s].counts.resize(p.rows.size());
-      irecvBytes(in[s].counts.data(), 8 * p.rows.size(), p.rank, kTagHeader, comm_, hreqs);
+      bigcount::irecv(in[s].counts.data(), p.rows.size(), MPI_INT64_T, p.rank, kTagHeader, comm_, hreqs);
     }
     for (std::size_t d = 0; d < send_.size(); ++d) {
       Partner& p = send_[d];
@@ -295,9 +271,9 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
         std::copy(block.val.begin() + b, block.val.begin() + e, pc.vals.begin() + at);
         at += e - b;
       }
-      isendBytes(pc.counts.data(), 8 * pc.counts.size(), p.rank, kTagHeader, comm_, reqs);
-      isendBytes(pc.cols.data(), 4 * static_cast<std::size_t>(n), p.rank, kTagCols, comm_, reqs);
-      isendBytes(pc.vals.data(), 8 * static_cast<std::size_t>(n), p.rank, kTagVals, comm_, reqs);
+      bigcount::isend(pc.counts.data(), pc.counts.size(), MPI_INT64_T, p.rank, kTagHeader, comm_, reqs);
+      bigcount::isend(pc.cols.data(), static_cast<std::size_t>(n), MPI_INT, p.rank, kTagCols, comm_, reqs);
+      bigcount::isend(pc.vals.data(), static_cast<std::size_t>(n), MPI_DOUBLE, p.rank, kTagVals, comm_, reqs);
       if (bytes_to) (*bytes_to)[p.rank] += 8 * pc.counts.size() + 12 * static_cast<std::uint64_t>(n);
     }
     waitAll(hreqs);
@@ -313,8 +289,8 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
       p.entries = std::accumulate(p.counts.begin(), p.counts.end(), std::int64_t{0});
       in[s].cols.resize(p.entries);
       in[s].vals.resize(p.entries);
-      irecvBytes(in[s].cols.data(), 4 * static_cast<std::size_t>(p.entries), p.rank, kTagCols, comm_, hreqs);
-      irecvBytes(in[s].vals.data(), 8 * static_cast<std::size_t>(p.entries), p.rank, kTagVals, comm_, hreqs);
+      bigcount::irecv(in[s].cols.data(), static_cast<std::size_t>(p.entries), MPI_INT, p.rank, kTagCols, comm_, hreqs);
+      bigcount::irecv(in[s].vals.data(), static_cast<std::size_t>(p.entries), MPI_DOUBLE, p.rank, kTagVals, comm_, hreqs);
     }
     waitAll(hreqs);
     waitAll(reqs);
@@ -484,7 +460,7 @@ bool ResultAssembly::assembleValues(const Csr& block, crs_matrix_type& C,
         selfSend = static_cast<int>(d);
         continue;
       }
-      isendBytes(v.data(), 8 * v.size(), p.rank, kTagVals, comm_, reqs);
+      bigcount::isend(v.data(), v.size(), MPI_DOUBLE, p.rank, kTagVals, comm_, reqs);
       if (bytes_to) (*bytes_to)[p.rank] += 8 * v.size();
     }
     for (std::size_t s = 0; s < recv_.size(); ++s) {
@@ -494,7 +470,7 @@ bool ResultAssembly::assembleValues(const Csr& block, crs_matrix_type& C,
         continue;
       }
       in[s].resize(p.entries);
-      irecvBytes(in[s].data(), 8 * static_cast<std::size_t>(p.entries), p.rank, kTagVals, comm_, rreqs);
+      bigcount::irecv(in[s].data(), static_cast<std::size_t>(p.entries), MPI_DOUBLE, p.rank, kTagVals, comm_, rreqs);
     }
     waitAll(rreqs);
     waitAll(reqs);

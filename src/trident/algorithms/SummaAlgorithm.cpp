@@ -8,6 +8,7 @@
 #include "trident/algorithms/RoundAccumulator.hpp"
 #include "trident/local/LocalSpGEMM.hpp"
 #include "trident/stats/PhaseTimer.hpp"
+#include "trident/transport/BigCount.hpp"
 #include "trident/transport/NnzTable.hpp"
 
 namespace Trident {
@@ -20,11 +21,9 @@ struct StageBlocks {
 };
 
 void ibcastCsr(Csr& m, int root, MPI_Comm comm, std::vector<MPI_Request>& reqs) {
-  MPI_Request r[3];
-  MPI_Ibcast(m.rowptr.data() + 1, static_cast<int>(m.nrows), MPI_INT64_T, root, comm, &r[0]);
-  MPI_Ibcast(m.col.data(), static_cast<int>(m.col.size()), MPI_INT, root, comm, &r[1]);
-  MPI_Ibcast(m.val.data(), static_cast<int>(m.val.size()), MPI_DOUBLE, root, comm, &r[2]);
-  reqs.insert(reqs.end(), r, r + 3);
+  bigcount::ibcast(m.rowptr.data() + 1, static_cast<std::size_t>(m.nrows), MPI_INT64_T, root, comm, reqs);
+  bigcount::ibcast(m.col.data(), m.col.size(), MPI_INT, root, comm, reqs);
+  bigcount::ibcast(m.val.data(), m.val.size(), MPI_DOUBLE, root, comm, reqs);
 }
 
 }  // namespace
