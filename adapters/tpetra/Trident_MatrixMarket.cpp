@@ -2,11 +2,15 @@
 // the rows over a uniform contiguous row map with raw MPI, and a gathering writer.
 #include "Trident_UniformRows.hpp"
 #include "Trident_MatrixMarket.hpp"
+#include "trident/core/Errors.hpp"
 
 #include <mpi.h>
 
 #include <Teuchos_DefaultMpiComm.hpp>
 #include <Tpetra_Map.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -14,6 +18,11 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -53,6 +62,9 @@ void recvBytes(void* data, size_t bytes, int src, int tag, MPI_Comm comm) {
 }
 
 // Broadcasts an ok flag and an error message from rank 0; every rank throws the same message.
+// Reading errors are bad input (InvalidInput); writing errors are the file system's
+// (std::runtime_error).
+template <class Error>
 void agreeOrThrow(bool ok, const std::string& msg, int size, MPI_Comm comm) {
   long long hdr[2] = {ok ? 1 : 0, static_cast<long long>(msg.size())};
   if (size > 1) MPI_Bcast(hdr, 2, MPI_LONG_LONG, 0, comm);
@@ -60,7 +72,7 @@ void agreeOrThrow(bool ok, const std::string& msg, int size, MPI_Comm comm) {
   std::string m(msg);
   m.resize(static_cast<size_t>(hdr[1]));
   if (size > 1 && hdr[1] > 0) MPI_Bcast(&m[0], static_cast<int>(hdr[1]), MPI_CHAR, 0, comm);
-  throw std::runtime_error(m);
+  throw Error(m);
 }
 
 using Uniform = detail::UniformRows;
@@ -71,15 +83,24 @@ struct ParseError {
   std::string msg;
 };
 
+// The Matrix Market specification limits lines to 1024 characters; anything near this bound is
+// not a Matrix Market file (e.g. binary data without newlines), and buffering it would only
+// grow memory.
+constexpr size_t kMaxLine = size_t(1) << 20;
+
 // Reads a file line by line in large chunks. Lines are [s, e) without the newline.
 class LineReader {
  public:
-  explicit LineReader(FILE* f) : f_(f), buf_(size_t(1) << 24) {}
+  explicit LineReader(FILE* f) : f_(f), buf_(size_t(1) << 22) {}
   long long lineNo() const { return line_; }
   bool next(const char*& s, const char*& e) {
     for (;;) {
       if (beg_ < end_) {
         char* p = static_cast<char*>(std::memchr(buf_.data() + beg_, '\n', end_ - beg_));
+        const size_t len = static_cast<size_t>((p ? p : buf_.data() + end_) - (buf_.data() + beg_));
+        if (len > kMaxLine)
+          throw ParseError{"line " + std::to_string(line_ + 1) + " is longer than " + std::to_string(kMaxLine) +
+                           " bytes (not a Matrix Market text file?)"};
         if (p) {
           s = buf_.data() + beg_;
           e = p;
@@ -98,12 +119,11 @@ class LineReader {
         }
         return false;
       }
-      // Move the partial line to the front, grow if it fills the buffer, read more.
+      // Move the partial line to the front and read more.
       const size_t len = end_ - beg_;
       if (beg_ > 0 && len > 0) std::memmove(buf_.data(), buf_.data() + beg_, len);
       beg_ = 0;
       end_ = len;
-      if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);
       const size_t got = std::fread(buf_.data() + end_, 1, buf_.size() - end_, f_);
       if (got == 0) {
         if (std::ferror(f_)) throw ParseError{"read error"};
@@ -130,22 +150,40 @@ inline bool blankOrComment(const char* p, const char* e) {
   return p == e || *p == '%';
 }
 
+// One optional sign: from_chars takes '-' itself, so "+-1" must be refused here.
+inline bool skipPlus(const char*& p, const char* e) {
+  if (p < e && *p == '+') {
+    ++p;
+    if (p < e && *p == '-') return false;
+  }
+  return true;
+}
+
 bool parseLL(const char*& p, const char* e, long long& v) {
   skipWs(p, e);
-  if (p < e && *p == '+') ++p;
+  if (!skipPlus(p, e)) return false;
   auto res = std::from_chars(p, e, v);
   if (res.ec != std::errc() || (res.ptr < e && !isWs(*res.ptr))) return false;
   p = res.ptr;
   return true;
 }
 
-bool parseDouble(const char*& p, const char* e, double& v) {
+// A finite double. from_chars reports overflow and underflow alike as out of range: underflow
+// (a legitimate tiny value) is re-read with strtod, which rounds it to a subnormal or zero.
+enum class Num { kOk, kBad, kNonFinite };
+Num parseDouble(const char*& p, const char* e, double& v) {
   skipWs(p, e);
-  if (p < e && *p == '+') ++p;
+  if (!skipPlus(p, e)) return Num::kBad;
   auto res = std::from_chars(p, e, v, std::chars_format::general);
-  if (res.ec != std::errc() || (res.ptr < e && !isWs(*res.ptr))) return false;
+  if (res.ec == std::errc::result_out_of_range) {
+    const std::string tok(p, res.ptr);
+    v = std::strtod(tok.c_str(), nullptr);
+  } else if (res.ec != std::errc()) {
+    return Num::kBad;
+  }
+  if (res.ptr < e && !isWs(*res.ptr)) return Num::kBad;
   p = res.ptr;
-  return true;
+  return std::isfinite(v) ? Num::kOk : Num::kNonFinite;
 }
 
 std::string lower(std::string s) {
@@ -164,6 +202,15 @@ std::vector<std::string> tokens(const char* p, const char* e) {
     p = q;
   }
   return t;
+}
+
+// Quotes a piece of the input for an error message: printable, and short.
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (size_t t = 0; t < s.size() && t < 40; ++t)
+    out += std::isprint(static_cast<unsigned char>(s[t])) ? s[t] : '?';
+  if (s.size() > 40) out += "...";
+  return out + "'";
 }
 
 enum Field { kReal = 0, kInteger = 1, kPattern = 2 };
@@ -189,72 +236,100 @@ struct Header {
   int field = kReal, sym = kGeneral;
 };
 
-// Parses the whole file into per-rank buckets. Throws ParseError.
-void parseFile(const std::string& path, int P, Header& h, std::vector<Bucket>& buckets) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw ParseError{std::string("cannot open file: ") + std::strerror(errno)};
-  struct Closer {
-    FILE* f;
-    ~Closer() { std::fclose(f); }
-  } closer{f};
-  LineReader rd(f);
-  const char *s, *e;
-  auto at = [&](const std::string& m) { return ParseError{"line " + std::to_string(rd.lineNo()) + ": " + m}; };
+// Rank 0's view of the file: the header first (so that every rank can check the declared size
+// before anything of that size is allocated), then the entries. Methods throw ParseError.
+class Parser {
+ public:
+  explicit Parser(const std::string& path) : f_(std::fopen(path.c_str(), "rb")) {
+    if (!f_) throw ParseError{std::string("cannot open file: ") + std::strerror(errno)};
+    struct stat st;
+    if (fstat(fileno(f_), &st) == 0) {
+      if (S_ISDIR(st.st_mode)) {
+        std::fclose(f_);
+        f_ = nullptr;
+        throw ParseError{"is a directory"};
+      }
+      if (S_ISREG(st.st_mode)) fileBytes_ = static_cast<long long>(st.st_size);
+    }
+    rd_ = std::make_unique<LineReader>(f_);
+  }
+  ~Parser() {
+    if (f_) std::fclose(f_);
+  }
+  Parser(const Parser&) = delete;
+  Parser& operator=(const Parser&) = delete;
 
-  // Banner.
-  if (!rd.next(s, e)) throw ParseError{"empty file (no %%MatrixMarket header)"};
+  Header header();
+  void entries(const Header& h, int P, std::vector<Bucket>& buckets);
+
+ private:
+  ParseError at(const std::string& m) const { return ParseError{"line " + std::to_string(rd_->lineNo()) + ": " + m}; }
+
+  FILE* f_ = nullptr;
+  long long fileBytes_ = -1;
+  std::unique_ptr<LineReader> rd_;
+};
+
+Header Parser::header() {
+  Header h;
+  const char *s, *e;
+  if (!rd_->next(s, e)) throw ParseError{"empty file (no %%MatrixMarket header)"};
   {
     auto t = tokens(s, e);
     if (t.empty() || lower(t[0]) != "%%matrixmarket")
       throw at("bad header: the first line must start with %%MatrixMarket");
     if (t.size() < 5) throw at("bad header: expected '%%MatrixMarket matrix coordinate <field> <symmetry>'");
-    if (lower(t[1]) != "matrix") throw at("bad header: unsupported object '" + t[1] + "' (only 'matrix')");
+    if (lower(t[1]) != "matrix") throw at("bad header: unsupported object " + quote(t[1]) + " (only 'matrix')");
     const std::string fmt = lower(t[2]);
     if (fmt == "array") throw at("unsupported format 'array' (dense); only 'coordinate' is supported");
-    if (fmt != "coordinate") throw at("bad header: unknown format '" + t[2] + "'");
+    if (fmt != "coordinate") throw at("bad header: unknown format " + quote(t[2]));
     const std::string fld = lower(t[3]);
     if (fld == "real" || fld == "double") h.field = kReal;
     else if (fld == "integer") h.field = kInteger;
     else if (fld == "pattern") h.field = kPattern;
     else if (fld == "complex") throw at("unsupported field 'complex'; only real, integer and pattern are supported");
-    else throw at("bad header: unknown field '" + t[3] + "'");
+    else throw at("bad header: unknown field " + quote(t[3]));
     const std::string sym = lower(t[4]);
     if (sym == "general") h.sym = kGeneral;
     else if (sym == "symmetric") h.sym = kSymmetric;
     else if (sym == "skew-symmetric") h.sym = kSkew;
     else if (sym == "hermitian") throw at("unsupported symmetry 'hermitian'");
-    else throw at("bad header: unknown symmetry '" + t[4] + "'");
+    else throw at("bad header: unknown symmetry " + quote(t[4]));
+    if (t.size() > 5) throw at("bad header: unexpected text after the symmetry: " + quote(t[5]));
   }
 
-  // Size line.
   for (;;) {
-    if (!rd.next(s, e)) throw ParseError{"file ends before the size line"};
+    if (!rd_->next(s, e)) throw ParseError{"file ends before the size line"};
     if (!blankOrComment(s, e)) break;
   }
-  {
-    const char* p = s;
-    if (!parseLL(p, e, h.rows) || !parseLL(p, e, h.cols) || !parseLL(p, e, h.entries))
-      throw at("bad size line: expected three integers 'rows cols entries'");
-    skipWs(p, e);
-    if (p != e) throw at("bad size line: unexpected text after 'rows cols entries'");
-    if (h.rows < 0 || h.cols < 0 || h.entries < 0) throw at("bad size line: negative size");
-    if (h.sym != kGeneral && h.rows != h.cols)
-      throw at(std::string("bad size line: a ") + symName(h.sym) + " matrix must be square");
-  }
+  const char* p = s;
+  if (!parseLL(p, e, h.rows) || !parseLL(p, e, h.cols) || !parseLL(p, e, h.entries))
+    throw at("bad size line: expected three integers 'rows cols entries' (each below 2^63)");
+  skipWs(p, e);
+  if (p != e) throw at("bad size line: unexpected text after 'rows cols entries'");
+  if (h.rows < 0 || h.cols < 0 || h.entries < 0) throw at("bad size line: negative size");
+  if (h.sym != kGeneral && h.rows != h.cols)
+    throw at(std::string("bad size line: a ") + symName(h.sym) + " matrix must be square");
+  return h;
+}
 
-  // Entries.
+void Parser::entries(const Header& h, int P, std::vector<Bucket>& buckets) {
   const Uniform dist(h.rows, P);
   buckets.assign(static_cast<size_t>(P), Bucket());
   if (P == 1) {
-    const size_t reserve = static_cast<size_t>(std::min<long long>(h.entries, 1LL << 26)) *
-                           (h.sym == kGeneral ? 1 : 2);
+    // Reserve for what the file can hold ("1 1\n" is the shortest entry), not for what the size
+    // line claims: a lying header must not cost memory.
+    long long cap = std::min<long long>(h.entries, 1LL << 24);
+    if (fileBytes_ >= 0) cap = std::min(cap, fileBytes_ / 4 + 1);
+    const size_t reserve = static_cast<size_t>(cap) * (h.sym == kGeneral ? 1 : 2);
     buckets[0].rows.reserve(reserve);
     buckets[0].cols.reserve(reserve);
     buckets[0].vals.reserve(reserve);
   }
+  const char *s, *e;
   long long k = 0;
   while (k < h.entries) {
-    if (!rd.next(s, e))
+    if (!rd_->next(s, e))
       throw ParseError{"file ends after " + std::to_string(k) + " of " + std::to_string(h.entries) +
                        " declared entries (truncated file?)"};
     if (blankOrComment(s, e)) continue;
@@ -262,14 +337,23 @@ void parseFile(const std::string& path, int P, Header& h, std::vector<Bucket>& b
     long long i, j;
     double v = 1.0;
     if (!parseLL(p, e, i) || !parseLL(p, e, j)) throw at("non-numeric or missing row/column index");
-    if (h.field != kPattern) {
-      if (!parseDouble(p, e, v)) throw at("non-numeric or missing value");
+    if (h.field == kInteger) {
+      long long iv = 0;
+      if (!parseLL(p, e, iv)) throw at("non-integer or missing value in an 'integer' file");
+      v = static_cast<double>(iv);
+    } else if (h.field == kReal) {
+      switch (parseDouble(p, e, v)) {
+        case Num::kOk: break;
+        case Num::kBad: throw at("non-numeric or missing value");
+        case Num::kNonFinite: throw at("value is not finite (NaN, Inf or beyond the range of a double)");
+      }
     }
     skipWs(p, e);
     if (p != e && h.field != kPattern) throw at("unexpected text after the entry");
     if (i < 1 || i > h.rows || j < 1 || j > h.cols)
       throw at("index (" + std::to_string(i) + ", " + std::to_string(j) + ") out of range for a " +
-               std::to_string(h.rows) + " x " + std::to_string(h.cols) + " matrix");
+               std::to_string(h.rows) + " x " + std::to_string(h.cols) + " matrix (indices are 1-based)");
+    if (h.sym == kSkew && i == j && v != 0.0) throw at("nonzero diagonal entry in a skew-symmetric matrix");
     --i;
     --j;
     buckets[static_cast<size_t>(dist.owner(i))].add(i, j, v);
@@ -277,39 +361,91 @@ void parseFile(const std::string& path, int P, Header& h, std::vector<Bucket>& b
       buckets[static_cast<size_t>(dist.owner(j))].add(j, i, h.sym == kSkew ? -v : v);
     ++k;
   }
-  while (rd.next(s, e)) {
+  while (rd_->next(s, e)) {
     if (!blankOrComment(s, e))
       throw at("more entries than the " + std::to_string(h.entries) + " declared in the size line");
   }
 }
 
+// What a header's dimensions cost before any entry: Tpetra holds, per local row of a CrsMatrix,
+// its row offsets (twice while filling), the entry count and the allocation count, plus this
+// reader's own count; per local column of the domain map, fillComplete (column map and Import
+// from the domain map) spends about 8 bytes. Measured at 3 ranks: 10^7 rows per rank peak at
+// 0.26-0.33 GB per rank, 10^8 domain columns per rank at 0.79 GB (0.03 GB for an empty matrix).
+// A header may declare any size; one whose empty rows and columns alone would not fit is refused
+// before anything of that size is allocated.
+constexpr double kBytesPerLocalRow = 48.0;
+constexpr double kBytesPerLocalCol = 8.0;
+
+// Collective. The declared sizes decide each rank's share of the uniform row and domain maps:
+// they must fit a local index (int) and, at the rates above, half of this node's memory split
+// among its ranks (the other half for the entries, the column map and everything else).
+void checkDeclaredSize(const Header& h, int P, int rank, MPI_Comm comm, const std::string& prefix) {
+  const long long maxLocal = std::numeric_limits<LO>::max();
+  const Uniform rows(h.rows, P), cols(h.cols, P);
+  for (int d = 0; d < 2; ++d) {
+    const long long n = d == 0 ? h.rows : h.cols;
+    const long long most = (d == 0 ? rows : cols).count(0);  // rank 0 has the largest share
+    if (most > maxLocal)
+      throw InvalidInput(prefix + "the size line declares " + std::to_string(n) + (d == 0 ? " rows" : " columns") +
+                         ": at " + std::to_string(P) + " ranks a rank would own " + std::to_string(most) +
+                         ", more than a local index (int) can count; use at least " +
+                         std::to_string((n + maxLocal - 1) / maxLocal) + " ranks");
+  }
+  // Small shares need no check (and no communicator split); the condition is the same on every rank.
+  const double most = kBytesPerLocalRow * static_cast<double>(rows.count(0)) +
+                      kBytesPerLocalCol * static_cast<double>(cols.count(0));
+  if (most < static_cast<double>(1LL << 28)) return;
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  int onNode = 1;
+  MPI_Comm_size(node, &onNode);
+  MPI_Comm_free(&node);
+  const double physical = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double need = kBytesPerLocalRow * static_cast<double>(rows.count(rank)) +
+                      kBytesPerLocalCol * static_cast<double>(cols.count(rank));
+  const double budget = 0.5 * physical / onNode;
+  const bool tooBig = physical > 0 && need > budget;
+  std::string why;
+  if (tooBig) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "the size line declares %lld x %lld: at %d ranks this rank would own %lld rows and %lld domain "
+                  "columns, whose structures alone take about %.1f GB, more than its share of this node's memory "
+                  "(%.1f GB: half of %.1f GB over %d ranks); use more ranks or nodes",
+                  h.rows, h.cols, P, rows.count(rank), cols.count(rank), need / 1e9, budget / 1e9, physical / 1e9,
+                  onNode);
+    why = prefix + buf;
+  }
+  throwIfAnyRank(comm, tooBig, why);
+}
+
 // Row-sorted, duplicate-merged CSR of one rank's rows [start, start+nrows).
 struct LocalRows {
-  std::vector<long long> counts;  // per local row
+  std::vector<size_t> counts;  // per local row
   std::vector<long long> cols;
   std::vector<double> vals;
 };
 
 LocalRows toLocalRows(Bucket& b, long long start, long long nrows) {
   LocalRows out;
-  std::vector<long long> ptr(static_cast<size_t>(nrows) + 1, 0);
+  std::vector<size_t> ptr(static_cast<size_t>(nrows) + 1, 0);
   for (long long r : b.rows) ++ptr[static_cast<size_t>(r - start) + 1];
   for (long long r = 0; r < nrows; ++r) ptr[r + 1] += ptr[r];
   const size_t nnz = b.rows.size();
   std::vector<std::pair<long long, double>> ent(nnz);
   {
-    std::vector<long long> pos(ptr.begin(), ptr.end() - 1);
-    for (size_t t = 0; t < nnz; ++t)
-      ent[static_cast<size_t>(pos[static_cast<size_t>(b.rows[t] - start)]++)] = {b.cols[t], b.vals[t]};
+    std::vector<size_t> pos(ptr.begin(), ptr.end() - 1);
+    for (size_t t = 0; t < nnz; ++t) ent[pos[static_cast<size_t>(b.rows[t] - start)]++] = {b.cols[t], b.vals[t]};
   }
   b = Bucket();  // free
   out.counts.assign(static_cast<size_t>(nrows), 0);
   out.cols.reserve(nnz);
   out.vals.reserve(nnz);
   for (long long r = 0; r < nrows; ++r) {
-    auto first = ent.begin() + ptr[r], last = ent.begin() + ptr[r + 1];
+    auto first = ent.begin() + static_cast<std::ptrdiff_t>(ptr[r]), last = ent.begin() + static_cast<std::ptrdiff_t>(ptr[r + 1]);
     std::stable_sort(first, last, [](const auto& a, const auto& c) { return a.first < c.first; });
-    long long cnt = 0;
+    size_t cnt = 0;
     for (auto it = first; it != last; ++it) {
       if (cnt > 0 && out.cols.back() == it->first) {
         out.vals.back() += it->second;
@@ -326,6 +462,31 @@ LocalRows toLocalRows(Bucket& b, long long start, long long nrows) {
 
 constexpr int kTagCount = 7101, kTagRows = 7102, kTagCols = 7103, kTagVals = 7104;
 
+// Rank 0 sends every other rank its entries as triplets: O(entries) traffic and memory, never
+// O(rows) on rank 0 (each rank builds its own row structure).
+void sendBucket(const Bucket& b, int p, MPI_Comm comm) {
+  long long n = static_cast<long long>(b.rows.size());
+  MPI_Send(&n, 1, MPI_LONG_LONG, p, kTagCount, comm);
+  if (n == 0) return;
+  sendBytes(b.rows.data(), b.rows.size() * sizeof(long long), p, kTagRows, comm);
+  sendBytes(b.cols.data(), b.cols.size() * sizeof(long long), p, kTagCols, comm);
+  sendBytes(b.vals.data(), b.vals.size() * sizeof(double), p, kTagVals, comm);
+}
+
+Bucket recvBucket(MPI_Comm comm) {
+  long long n = 0;
+  MPI_Recv(&n, 1, MPI_LONG_LONG, 0, kTagCount, comm, MPI_STATUS_IGNORE);
+  Bucket b;
+  if (n == 0) return b;
+  b.rows.resize(static_cast<size_t>(n));
+  b.cols.resize(static_cast<size_t>(n));
+  b.vals.resize(static_cast<size_t>(n));
+  recvBytes(b.rows.data(), b.rows.size() * sizeof(long long), 0, kTagRows, comm);
+  recvBytes(b.cols.data(), b.cols.size() * sizeof(long long), 0, kTagCols, comm);
+  recvBytes(b.vals.data(), b.vals.size() * sizeof(double), 0, kTagVals, comm);
+  return b;
+}
+
 }  // namespace
 
 Teuchos::RCP<crs_matrix_type> readMatrixMarket(const std::string& path, const comm_ptr& comm,
@@ -334,43 +495,88 @@ Teuchos::RCP<crs_matrix_type> readMatrixMarket(const std::string& path, const co
   const MPI_Comm mc = rawComm(*comm);
   const std::string prefix = "Trident::io::readMatrixMarket: " + path + ": ";
 
-  Header h;
-  std::vector<Bucket> buckets;
-  bool ok = true;
-  std::string msg;
-  if (rank == 0) {
-    try {
-      parseFile(path, P, h, buckets);
-    } catch (const ParseError& e) {
-      ok = false;
-      msg = prefix + e.msg;
-    } catch (const std::bad_alloc&) {
-      ok = false;
-      msg = prefix + "out of memory while reading";
-    } catch (const std::exception& e) {
-      ok = false;
-      msg = prefix + e.what();
+  // Rank 0 reads; every failure there becomes the same InvalidInput on every rank.
+  auto onRank0 = [&](const std::function<void()>& step) {
+    bool ok = true;
+    std::string msg;
+    if (rank == 0) {
+      try {
+        step();
+      } catch (const ParseError& e) {
+        ok = false;
+        msg = prefix + e.msg;
+      } catch (const std::bad_alloc&) {
+        ok = false;
+        msg = prefix + "out of memory while reading";
+      } catch (const std::exception& e) {
+        ok = false;
+        msg = prefix + e.what();
+      }
     }
-    if (!ok) buckets.clear();
-  }
-  agreeOrThrow(ok, msg, P, mc);
+    agreeOrThrow<InvalidInput>(ok, msg, P, mc);
+  };
 
+  std::unique_ptr<Parser> parser;
+  Header h;
+  onRank0([&] {
+    parser = std::make_unique<Parser>(path);
+    h = parser->header();
+  });
   long long hv[5] = {h.rows, h.cols, h.entries, h.field, h.sym};
   if (P > 1) MPI_Bcast(hv, 5, MPI_LONG_LONG, 0, mc);
+  h.rows = hv[0];
+  h.cols = hv[1];
+  h.entries = hv[2];
+  h.field = static_cast<int>(hv[3]);
+  h.sym = static_cast<int>(hv[4]);
+  checkDeclaredSize(h, P, rank, mc, prefix);
+
+  std::vector<Bucket> buckets;
+  onRank0([&] {
+    parser->entries(h, P, buckets);
+    parser.reset();
+  });
+  parser.reset();
   if (info) {
-    info->rows = hv[0];
-    info->cols = hv[1];
-    info->entries = hv[2];
-    info->field = fieldName(hv[3]);
-    info->symmetry = symName(hv[4]);
+    info->rows = h.rows;
+    info->cols = h.cols;
+    info->entries = h.entries;
+    info->field = fieldName(h.field);
+    info->symmetry = symName(h.sym);
   }
-  const long long nrows = hv[0], ncols = hv[1];
+  const long long nrows = h.rows, ncols = h.cols;
+  const Uniform dist(nrows, P);
+  const long long myStart = dist.start(rank), myCount = dist.count(rank);
+
+  Bucket mineRaw;
+  if (rank == 0) {
+    for (int p = 1; p < P; ++p) {
+      sendBucket(buckets[static_cast<size_t>(p)], p, mc);
+      buckets[static_cast<size_t>(p)] = Bucket();
+    }
+    mineRaw = std::move(buckets[0]);
+    buckets.clear();
+  } else {
+    mineRaw = recvBucket(mc);
+  }
+  LocalRows mine;
+  {
+    // The size check bounds these allocations, but a rank on a smaller node can still run out:
+    // fail on every rank rather than leave the others in Tpetra's collectives.
+    bool failed = false;
+    std::string why;
+    try {
+      mine = toLocalRows(mineRaw, myStart, myCount);
+    } catch (const std::bad_alloc&) {
+      failed = true;
+      why = prefix + "out of memory while building the local rows";
+    }
+    throwIfAnyRank(mc, failed, why);
+  }
 
   auto rowMap = Teuchos::rcp(new map_type(static_cast<Tpetra::global_size_t>(nrows), GO(0), comm));
   auto domainMap = (ncols == nrows) ? rowMap
                                     : Teuchos::rcp(new map_type(static_cast<Tpetra::global_size_t>(ncols), GO(0), comm));
-  const Uniform dist(nrows, P);
-  const long long myStart = dist.start(rank), myCount = dist.count(rank);
   {
     // The routing above assumes Tpetra's uniform layout; check it (collectively) to be safe.
     int bad = (static_cast<long long>(rowMap->getNodeNumElements()) != myCount ||
@@ -381,38 +587,11 @@ Teuchos::RCP<crs_matrix_type> readMatrixMarket(const std::string& path, const co
     if (anyBad) throw std::logic_error(prefix + "unexpected Tpetra uniform map layout");
   }
 
-  LocalRows mine;
-  if (rank == 0) {
-    for (int p = 1; p < P; ++p) {
-      LocalRows lr = toLocalRows(buckets[static_cast<size_t>(p)], dist.start(p), dist.count(p));
-      long long nnz = static_cast<long long>(lr.cols.size());
-      MPI_Send(&nnz, 1, MPI_LONG_LONG, p, kTagCount, mc);
-      if (!lr.counts.empty()) sendBytes(lr.counts.data(), lr.counts.size() * sizeof(long long), p, kTagRows, mc);
-      if (nnz > 0) {
-        sendBytes(lr.cols.data(), lr.cols.size() * sizeof(long long), p, kTagCols, mc);
-        sendBytes(lr.vals.data(), lr.vals.size() * sizeof(double), p, kTagVals, mc);
-      }
-    }
-    mine = toLocalRows(buckets[0], myStart, myCount);
-    buckets.clear();
-  } else {
-    long long nnz = 0;
-    MPI_Recv(&nnz, 1, MPI_LONG_LONG, 0, kTagCount, mc, MPI_STATUS_IGNORE);
-    mine.counts.resize(static_cast<size_t>(myCount));
-    if (myCount > 0) recvBytes(mine.counts.data(), mine.counts.size() * sizeof(long long), 0, kTagRows, mc);
-    mine.cols.resize(static_cast<size_t>(nnz));
-    mine.vals.resize(static_cast<size_t>(nnz));
-    if (nnz > 0) {
-      recvBytes(mine.cols.data(), mine.cols.size() * sizeof(long long), 0, kTagCols, mc);
-      recvBytes(mine.vals.data(), mine.vals.size() * sizeof(double), 0, kTagVals, mc);
-    }
-  }
-
-  std::vector<size_t> alloc(mine.counts.begin(), mine.counts.end());
-  auto A = Teuchos::rcp(new crs_matrix_type(rowMap, Teuchos::ArrayView<const size_t>(alloc.data(), alloc.size())));
+  auto A = Teuchos::rcp(
+      new crs_matrix_type(rowMap, Teuchos::ArrayView<const size_t>(mine.counts.data(), mine.counts.size())));
   size_t off = 0;
   for (long long r = 0; r < myCount; ++r) {
-    const size_t cnt = alloc[static_cast<size_t>(r)];
+    const size_t cnt = mine.counts[static_cast<size_t>(r)];
     if (cnt > 0)
       A->insertGlobalValues(static_cast<GO>(myStart + r), static_cast<LO>(cnt), mine.vals.data() + off,
                             mine.cols.data() + off);
@@ -484,7 +663,7 @@ void writeMatrixMarket(const std::string& path, const crs_matrix_type& A) {
       msg = prefix + "cannot open for writing: " + std::strerror(errno);
     }
   }
-  agreeOrThrow(ok, msg, P, mc);
+  agreeOrThrow<std::runtime_error>(ok, msg, P, mc);
 
   if (rank == 0) {
     std::vector<char> out;
@@ -538,7 +717,7 @@ void writeMatrixMarket(const std::string& path, const crs_matrix_type& A) {
       sendBytes(vals.data(), vals.size() * sizeof(double), 0, kTagVals, mc);
     }
   }
-  agreeOrThrow(ok, msg, P, mc);
+  agreeOrThrow<std::runtime_error>(ok, msg, P, mc);
 }
 
 }  // namespace io

@@ -15,15 +15,23 @@ struct MatrixMarketInfo {
 };
 
 // Reads a coordinate Matrix Market file (real, integer or pattern; general, symmetric or
-// skew-symmetric; pattern entries become 1.0; duplicates are summed) on rank 0 and distributes
-// it over a uniform contiguous 1D row map (index base 0). Domain map = uniform map of the column
-// count, range map = row map. The result is fill-complete and the same for any number of ranks.
-// Any problem (missing file, bad header, indices out of range, truncated data) throws
-// std::runtime_error with the same message on every rank.
+// skew-symmetric; pattern entries become 1.0; duplicates are summed, explicit zeros kept) on
+// rank 0 and distributes it over a uniform contiguous 1D row map (index base 0). Domain map =
+// uniform map of the column count, range map = row map. The result is fill-complete and the same
+// for any number of ranks. Collective.
+//
+// Any problem with the file throws Trident::InvalidInput with the same message on every rank:
+// missing or unreadable file, bad banner / field / symmetry / size line, indices out of range
+// (they are 1-based), non-numeric, NaN or infinite values, non-integer values in an `integer`
+// file, fewer or more entries than the size line declares, a line over 1 MiB, a nonzero diagonal
+// in a skew-symmetric file, and declared dimensions whose share per rank (rows, domain columns)
+// would not fit a local index (int) or, at ~48 bytes per empty row and 8 per column, half of the
+// node's memory per rank (checked before anything of that size is allocated).
 Teuchos::RCP<crs_matrix_type> readMatrixMarket(const std::string& path, const comm_ptr& comm,
                                                MatrixMarketInfo* info = nullptr);
 
 // Writes a matrix as "coordinate real general" (1-based), gathering on rank 0. Collective.
+// A file that cannot be written throws std::runtime_error on every rank.
 void writeMatrixMarket(const std::string& path, const crs_matrix_type& A);
 
 }  // namespace io

@@ -3,6 +3,7 @@
 // compared against the same computation on MPI_COMM_SELF, which must not depend on the rank count.
 #include "Trident_Generators.hpp"
 #include "Trident_MatrixMarket.hpp"
+#include "trident/core/Errors.hpp"
 
 #include <mpi.h>
 
@@ -274,7 +275,7 @@ void testCorruptFiles() {
     bool threw = false, wrongType = false;
     try {
       io::readMatrixMarket(c.second, gWorld);
-    } catch (const std::runtime_error& e) {
+    } catch (const Trident::InvalidInput& e) {
       threw = true;
       msg = e.what();
     } catch (...) {
@@ -282,7 +283,7 @@ void testCorruptFiles() {
     }
     if (gRank == 0 && threw) std::printf("       %s -> %s\n", c.first.c_str(), msg.c_str());
     check(threw && !wrongType && !msg.empty() && sameOnAllRanks(msg),
-          "corrupt file '" + c.first + "' throws std::runtime_error with the same message on every rank");
+          "corrupt file '" + c.first + "' throws Trident::InvalidInput with the same message on every rank");
   }
   // The communicator is still usable (no stray messages) after all those errors.
   guarded("read after errors", [&] {

@@ -8,7 +8,7 @@
 
 namespace Trident {
 
-Topology::Topology(MPI_Comm world, int ranks_per_group) : world_(world) {
+Topology::Topology(MPI_Comm world, int ranks_per_group) : world_(world), requested_(ranks_per_group) {
   MPI_Comm_size(world, &P_);
   MPI_Comm_rank(world, &rank_);
 
@@ -60,37 +60,81 @@ Topology::Topology(MPI_Comm world, int ranks_per_group) : world_(world) {
   MPI_Comm_split(world, k_, group_, &gi_comm_);
 }
 
-Topology::~Topology() {
-  // Cached topologies die with the program, possibly after MPI_Finalize.
+namespace {
+
+// Communicators are freed only while MPI runs: a Topology can outlive MPI_Finalize (a static, a
+// leaked shared_ptr), and freeing then is an error.
+void freeComm(MPI_Comm& c) {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (finalized) return;
-  if (li_comm_ != MPI_COMM_NULL) MPI_Comm_free(&li_comm_);
-  if (gi_comm_ != MPI_COMM_NULL) MPI_Comm_free(&gi_comm_);
+  if (!finalized && c != MPI_COMM_NULL) MPI_Comm_free(&c);
+  c = MPI_COMM_NULL;
 }
 
+}  // namespace
+
+Topology::~Topology() {
+  freeComm(li_comm_);
+  freeComm(gi_comm_);
+}
+
+namespace {
+
+std::vector<std::shared_ptr<const Topology>>& topologyCache() {
+  static std::vector<std::shared_ptr<const Topology>> cache;
+  return cache;
+}
+
+// MPI_Finalize deletes the attributes of MPI_COMM_SELF before anything else, with MPI still fully
+// usable: the cache empties itself there, so the communicators of topologies nobody holds are
+// freed before MPI goes away (the static cache itself is destroyed only after main).
+int clearCacheAtFinalize(MPI_Comm, int, void*, void*) {
+  topologyCache().clear();
+  return MPI_SUCCESS;
+}
+
+void clearCacheAtFinalizeOnce() {
+  static bool registered = false;
+  if (registered) return;
+  registered = true;
+  int key = MPI_KEYVAL_INVALID;
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, clearCacheAtFinalize, &key, nullptr);
+  MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr);
+  MPI_Comm_free_keyval(&key);  // the attribute keeps it alive until MPI_Finalize deletes it
+}
+
+}  // namespace
+
 std::shared_ptr<const Topology> cachedTopology(MPI_Comm world, int ranks_per_group) {
-  struct Entry {
-    MPI_Comm dup;
-    int ranks_per_group;
-    std::shared_ptr<const Topology> topo;
-  };
-  static std::vector<Entry> cache;
+  auto& cache = topologyCache();
+  clearCacheAtFinalizeOnce();
   // Every rank takes the same branch: congruence is a property of the communicators, the same on
   // all ranks of world.
-  for (auto& e : cache) {
-    if (e.ranks_per_group != ranks_per_group) continue;
+  for (const auto& t : cache) {
+    if (t->requested_ranks_per_group() != ranks_per_group) continue;
     int result = MPI_UNEQUAL;
-    MPI_Comm_compare(world, e.dup, &result);
-    if (result == MPI_CONGRUENT || result == MPI_IDENT) return e.topo;
+    MPI_Comm_compare(world, t->world(), &result);
+    if (result == MPI_CONGRUENT || result == MPI_IDENT) return t;
   }
-  Entry e;
-  MPI_Comm_dup(world, &e.dup);
-  e.ranks_per_group = ranks_per_group;
-  e.topo = std::make_shared<const Topology>(e.dup, ranks_per_group);
-  if (cache.size() >= 8) cache.erase(cache.begin());  // dups of old entries stay alive with them
-  cache.push_back(e);
-  return e.topo;
+  // The topology works on its own duplicate of world (its tags never meet the caller's) and owns
+  // it: the duplicate is freed with the topology, when the last holder lets go of it, whether
+  // the cache evicted it long before or MPI_Finalize empties the cache.
+  MPI_Comm dup = MPI_COMM_NULL;
+  MPI_Comm_dup(world, &dup);
+  Topology* raw = nullptr;
+  try {
+    raw = new Topology(dup, ranks_per_group);
+  } catch (...) {
+    freeComm(dup);
+    throw;
+  }
+  std::shared_ptr<const Topology> topo(raw, [dup](const Topology* t) mutable {
+    delete t;
+    freeComm(dup);
+  });
+  if (cache.size() >= 8) cache.erase(cache.begin());
+  cache.push_back(topo);
+  return topo;
 }
 
 void nearSquare(int n, int& rows, int& cols) {

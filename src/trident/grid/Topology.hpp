@@ -34,11 +34,14 @@ class Topology {
   int group_of(int world_rank) const { return group_of_[world_rank]; }
   int world_rank_of(int group, int k) const { return world_of_[group * lambda_ + k]; }
   bool same_group(int world_a, int world_b) const { return group_of_[world_a] == group_of_[world_b]; }
+  // The ranks_per_group it was built for (0 or less: the node), the key of cachedTopology.
+  int requested_ranks_per_group() const { return requested_; }
 
  private:
   MPI_Comm world_ = MPI_COMM_NULL;
   MPI_Comm li_comm_ = MPI_COMM_NULL;
   MPI_Comm gi_comm_ = MPI_COMM_NULL;
+  int requested_ = 0;
   int P_ = 1, rank_ = 0, lambda_ = 1, group_ = 0, k_ = 0;
   std::vector<int> group_of_;  // world rank -> group
   std::vector<int> world_of_;  // group * lambda + k -> world rank
@@ -48,7 +51,9 @@ class Topology {
 // collective and costs more than a small multiply. A cached entry is reused only while its
 // duplicate of `world` is still congruent with the caller's communicator (same ranks, same
 // order), so a freed and recycled communicator handle never aliases a stale topology.
-// Collective over world (every rank must call it with the same arguments).
+// Collective over world (every rank must call it with the same arguments). The cache keeps the
+// last 8 topologies; the communicators of one (its duplicate of world, li_comm, gi_comm) are
+// freed when the last holder releases it, and at the latest inside MPI_Finalize.
 std::shared_ptr<const Topology> cachedTopology(MPI_Comm world, int ranks_per_group);
 
 // Near-square factorization rows x cols = n with rows <= cols (rows = largest divisor <= sqrt n).

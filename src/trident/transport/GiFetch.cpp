@@ -1,6 +1,12 @@
 #include "trident/transport/GiFetch.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "trident/core/Abort.hpp"
 
 #include "trident/transport/BigCount.hpp"
 
@@ -44,16 +50,66 @@ GiFetch::GiFetch(const Layout& L, const OwnedTiles& tiles, const NnzTable& nnz, 
     throw std::runtime_error("Trident: too many rounds for this MPI's tag range");
 }
 
+// Only reached with transfers in flight when an exception unwinds through the multiply (finish()
+// completes everything on the normal path). Freeing the requests would let MPI read send buffers
+// that are being destroyed (the owned tiles, filtered_) and write into freed receive buffers;
+// cancelling receives would leave the peers' messages unmatched on gi_comm, a cached
+// communicator that the next multiply reuses with the same tags, where they would be taken for
+// its slices. So the fetch is completed instead: every round is received (one at a time, into
+// buffers released at once) and every send waited for. When all ranks fail at the same point,
+// that finishes and the exception goes on. When this rank failed alone, its peers may be stuck
+// waiting for it elsewhere and never receive; after kStall without any transfer completing the
+// job ends with a message (the abort policy of core/Abort.hpp: it would end anyway).
 GiFetch::~GiFetch() {
-  // Only reached without finish() when an exception unwinds: cancel what is still pending.
-  for (auto& in : in_)
-    for (auto& r : in.reqs)
-      if (r != MPI_REQUEST_NULL) {
-        MPI_Cancel(&r);
-        MPI_Request_free(&r);
-      }
-  for (auto& r : sends_)
-    if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+  bool started = !sends_.empty();
+  for (const auto& in : in_) started = started || in.posted;
+  if (!started) return;  // nothing posted here; finish() already ran or the loop never began
+
+  constexpr auto kStall = std::chrono::seconds(10);
+  auto lastProgress = std::chrono::steady_clock::now();
+  std::vector<int> idx;
+  // Tests a set of requests; true while some are still open.
+  auto poll = [&](std::vector<MPI_Request>& v) {
+    if (v.empty()) return false;
+    int done = 0;
+    idx.resize(v.size());
+    MPI_Testsome(static_cast<int>(v.size()), v.data(), &done, idx.data(), MPI_STATUSES_IGNORE);
+    if (done == MPI_UNDEFINED) return false;  // all were complete already
+    if (done > 0) lastProgress = std::chrono::steady_clock::now();
+    return std::any_of(v.begin(), v.end(), [](MPI_Request q) { return q != MPI_REQUEST_NULL; });
+  };
+  // Completes reqs while letting the sends progress; false when nothing completed for kStall.
+  auto complete = [&](std::vector<MPI_Request>& reqs) {
+    for (;;) {
+      const bool open = poll(reqs);
+      if (&reqs != &sends_) poll(sends_);
+      if (!open) return true;
+      if (std::chrono::steady_clock::now() - lastProgress > kStall) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  };
+  auto stalled = [&](const char* what) {
+    std::size_t open = 0;
+    for (const auto& in : in_)
+      for (MPI_Request r : in.reqs) open += r != MPI_REQUEST_NULL;
+    for (MPI_Request r : sends_) open += r != MPI_REQUEST_NULL;
+    abortJob(comm_, "Trident Gi fetch cleanup after an error",
+             std::string(what) + ": " + std::to_string(open) +
+                 " transfers with peer ranks made no progress for 10 s; their buffers cannot be released safely");
+  };
+  try {
+    for (int r = 0; r < L_.grid.rounds; ++r) {
+      postReceive(r);
+      if (!complete(in_[r].reqs)) stalled("receiving the remaining rounds");
+      in_[r].reqs.clear();
+      release(r);
+    }
+    if (!complete(sends_)) stalled("completing the sends");
+    sends_.clear();
+  } catch (const std::exception& e) {
+    // postReceive allocates; out of memory here leaves no safe way on.
+    stalled(e.what());
+  }
 }
 
 void GiFetch::postSends() {
