@@ -11,6 +11,7 @@
 #include "Trident_ResultAssembly.hpp"
 #include "Trident_TpetraConversion.hpp"
 #include <trident/algorithms/Algorithms.hpp>
+#include <trident/core/Abort.hpp>
 #include <trident/core/Errors.hpp>
 #include <trident/grid/Topology.hpp>
 #include <trident/partition/Layout.hpp>
@@ -230,6 +231,8 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   if (p.opt.algorithm == Algorithm::Tpetra) return;
   p.summa = p.opt.algorithm == Algorithm::Summa;
 
+  // Past validation, a failure on one rank would leave the others waiting: end the job instead.
+  runOrAbort(p.world, "MultiplyPlan set-up", [&] {
   Teuchos::TimeMonitor total_timer(*phaseTimer("Trident: total"));
   PhaseTimer t(p.setup.redistribute_in, "Trident: redistribute in");
   auto Ap = transposeA ? transposeOf(A) : Teuchos::rcpFromRef(A);
@@ -290,6 +293,7 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   p.firstA = std::move(TA);
   p.firstB = std::move(TB);
   p.haveFirst = true;
+  });
   p.setup.total = MPI_Wtime() - t0;
 }
 
@@ -369,7 +373,9 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     p.haveFirst = false;
     p.firstA = Triplets();
     p.firstB = Triplets();
-    tiles = distributeTiles(p.L, TA, TB, p.rank_of, p.my_unit, p.my_k, p.world, &sent);
+    tiles = runOrAbort(p.world, "redistribute in", [&] {
+      return distributeTiles(p.L, TA, TB, p.rank_of, p.my_unit, p.my_k, p.world, &sent);
+    });
   }
   accountSent();
 
@@ -377,21 +383,27 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   aopt.local_kernel = p.opt.local_kernel;
   aopt.lookahead = p.opt.lookahead;
   aopt.fetch_needed_rows = p.opt.fetch == Fetch::Needed;
-  Csr Cblk = p.summa ? summaMultiply(p.L, tiles, topo, aopt, stats, &p.state)
-                     : tridentMultiply(p.L, tiles, topo, aopt, stats, &p.state);
+  Csr Cblk = runOrAbort(p.world, p.summa ? "SUMMA multiply" : "Trident multiply", [&] {
+    return p.summa ? summaMultiply(p.L, tiles, topo, aopt, stats, &p.state)
+                   : tridentMultiply(p.L, tiles, topo, aopt, stats, &p.state);
+  });
   tiles = OwnedTiles();
 
   {
     PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");
-    const bool reused = p.keep && p.assembly->assembleValues(Cblk, C, p.domainB, p.rangeA, call_FillComplete_on_result,
-                                                             p.opt.tpetra_params, &sent);
-    if (reused) {
-      ++p.reused;
-      stats.reused_plan = true;
-    }
-    else
-      p.assembly->assemble(Cblk, C, p.domainB, p.rangeA, call_FillComplete_on_result, p.opt.tpetra_params, p.keep,
-                           &sent);
+    // The assembly into a C given by the caller may throw InvalidInput (a pattern that lacks the
+    // product) on every rank; anything else ends the job.
+    runOrAbort(p.world, "redistribute out", [&] {
+      const bool reused = p.keep && p.assembly->assembleValues(Cblk, C, p.domainB, p.rangeA,
+                                                               call_FillComplete_on_result, p.opt.tpetra_params, &sent);
+      if (reused) {
+        ++p.reused;
+        stats.reused_plan = true;
+      } else {
+        p.assembly->assemble(Cblk, C, p.domainB, p.rangeA, call_FillComplete_on_result, p.opt.tpetra_params, p.keep,
+                             &sent);
+      }
+    });
   }
   accountSent();
   stats.times.total = MPI_Wtime() - t_start + (p.executions == 0 ? p.setup.total : 0.0);
