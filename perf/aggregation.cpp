@@ -10,6 +10,7 @@
 #include <mpi.h>
 #include <Teuchos_DefaultMpiComm.hpp>
 #include <Tpetra_RowMatrixTransposer.hpp>
+#include "Trident_TpetraComm.hpp"
 
 namespace TridentBench {
 namespace {
@@ -19,11 +20,7 @@ using Trident::GO;
 using Trident::LO;
 using Trident::map_type;
 
-MPI_Comm rawComm(const Trident::comm_ptr& comm) {
-  auto mpi = Teuchos::rcp_dynamic_cast<const Teuchos::MpiComm<int>>(comm);
-  if (mpi.is_null()) return MPI_COMM_SELF;  // serial comm
-  return (*mpi->getRawMpiComm())();
-}
+using Trident::tpetra::rawComm;
 
 int checkedInt(long long v, const char* what) {
   if (v > INT_MAX) throw std::runtime_error(std::string("aggregation: too many ") + what + " to gather on rank 0");

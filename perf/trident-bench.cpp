@@ -43,6 +43,7 @@
 #include "Trident_Generators.hpp"
 #include "Trident_MatrixMarket.hpp"
 #include "Trident_MatrixMatrix.hpp"
+#include "Trident_ProductCounts.hpp"
 #include "Trident_TpetraTypes.hpp"
 #include "aggregation.hpp"
 #ifdef TRIDENT_BENCH_HAVE_MUELU
@@ -159,22 +160,9 @@ struct ProductInfo {
 ProductInfo productInfo(const crs_matrix_type& A, const crs_matrix_type& B, const std::vector<int>& groupOf) {
   ProductInfo info;
   auto bRows = B.getRowMap();
-  Tpetra::Vector<double, LO, GO, Trident::Node> nnzB(bRows), nnzCol(A.getColMap());
-  {
-    auto v = nnzB.getLocalViewHost(Tpetra::Access::OverwriteAll);
-    for (size_t r = 0; r < bRows->getNodeNumElements(); ++r)
-      v(r, 0) = static_cast<double>(B.getNumEntriesInLocalRow(static_cast<LO>(r)));
-  }
-  Tpetra::Import<LO, GO, Trident::Node> imp(bRows, A.getColMap());
-  nnzCol.doImport(nnzB, imp, Tpetra::INSERT);
+  const auto rl = Trident::tpetra::rowLengthsAtColumns(A, B);
+  for (std::int64_t w : Trident::tpetra::multiplyAddsPerRow(A, rl.len, false)) info.flops += static_cast<std::uint64_t>(w);
   auto colMap = A.getColMap();
-  auto nc = nnzCol.getLocalViewHost(Tpetra::Access::ReadOnly);
-  for (size_t lr = 0; lr < A.getNodeNumRows(); ++lr) {
-    typename crs_matrix_type::local_inds_host_view_type inds;
-    typename crs_matrix_type::values_host_view_type vals;
-    A.getLocalRowView(static_cast<LO>(lr), inds, vals);
-    for (size_t k = 0; k < inds.extent(0); ++k) info.flops += static_cast<std::uint64_t>(nc(inds(k), 0));
-  }
   // Remote rows of B and their owners.
   std::vector<GO> remote;
   std::vector<LO> remoteLid;
@@ -190,7 +178,7 @@ ProductInfo productInfo(const crs_matrix_type& A, const crs_matrix_type& B, cons
   const int me = A.getComm()->getRank();
   for (size_t i = 0; i < remote.size(); ++i) {
     if (owner[i] < 0) continue;
-    const std::uint64_t nnz = static_cast<std::uint64_t>(nc(remoteLid[i], 0));
+    const std::uint64_t nnz = static_cast<std::uint64_t>(rl.len[remoteLid[i]]);
     const std::uint64_t bytes = 8 + 20 * nnz;  // as the drop-in counts Tpetra's packing
     if (groupOf[owner[i]] == groupOf[me])
       info.li_recv += bytes;

@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "Trident_TpetraComm.hpp"
 
 namespace Trident {
 namespace gen {
@@ -78,11 +79,7 @@ long long poisson(double lambda, std::uint64_t seed, std::uint64_t tag, std::uin
 
 // ---- communication ----------------------------------------------------------------------------
 
-MPI_Comm rawComm(const Teuchos::Comm<int>& comm) {
-  if (auto* mc = dynamic_cast<const Teuchos::MpiComm<int>*>(&comm)) return *mc->getRawMpiComm();
-  if (comm.getSize() == 1) return MPI_COMM_SELF;
-  throw std::logic_error("Trident::gen: communicator is neither a Teuchos::MpiComm nor of size 1");
-}
+using tpetra::rawComm;
 
 using Uniform = detail::UniformRows;
 

@@ -26,6 +26,7 @@
 #include <stdexcept>
 #include <utility>
 #include <vector>
+#include "Trident_TpetraComm.hpp"
 
 namespace Trident {
 namespace io {
@@ -33,11 +34,7 @@ namespace {
 
 // ---- communication helpers (raw MPI; a non-MPI comm must have one rank) ----------------------
 
-MPI_Comm rawComm(const Teuchos::Comm<int>& comm) {
-  if (auto* mc = dynamic_cast<const Teuchos::MpiComm<int>*>(&comm)) return *mc->getRawMpiComm();
-  if (comm.getSize() == 1) return MPI_COMM_SELF;
-  throw std::logic_error("Trident::io: communicator is neither a Teuchos::MpiComm nor of size 1");
-}
+using tpetra::rawComm;
 
 constexpr size_t kMsgChunk = size_t(1) << 30;  // bytes per MPI message
 

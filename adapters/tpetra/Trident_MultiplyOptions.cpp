@@ -105,14 +105,17 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
   const auto names = localKernelNames();
   for (std::size_t t = 0; t < names.size(); ++t)
     if (names[t] == o.local_kernel) kernel = static_cast<int>(t);
-  int v[] = {o.ranks_per_group, o.lookahead, static_cast<int>(o.algorithm), o.permute ? 1 : 0, o.seed, kernel,
-             static_cast<int>(o.grid), static_cast<int>(o.fetch)};
+  const long long v[] = {o.ranks_per_group, o.lookahead, static_cast<int>(o.algorithm), o.permute ? 1 : 0, o.seed,
+                         kernel, static_cast<int>(o.grid), static_cast<int>(o.fetch)};
   constexpr int nv = sizeof(v) / sizeof(v[0]);
-  int lo[nv], hi[nv];
-  MPI_Allreduce(v, lo, nv, MPI_INT, MPI_MIN, comm);
-  MPI_Allreduce(v, hi, nv, MPI_INT, MPI_MAX, comm);
+  long long both[2 * nv];  // min of v and of -v: one reduction gives min and max
+  for (int t = 0; t < nv; ++t) {
+    both[t] = v[t];
+    both[nv + t] = -v[t];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, both, 2 * nv, MPI_LONG_LONG, MPI_MIN, comm);
   bool same = true;
-  for (int t = 0; t < nv; ++t) same = same && lo[t] == hi[t];
+  for (int t = 0; t < nv; ++t) same = same && both[t] == -both[nv + t];
   throwIfAnyRank(comm, !same, "the \"trident: ...\" parameters must be the same on every rank");
   return o;
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "Trident_MultiplyOptions.hpp"
+#include "Trident_ProductCounts.hpp"
 #include "Trident_ResultAssembly.hpp"
 #include "Trident_TpetraConversion.hpp"
 #include <trident/algorithms/Algorithms.hpp>
@@ -22,6 +23,10 @@
 
 namespace Trident {
 namespace MatrixMatrix {
+
+using tpetra::multiplyAddsPerRow;
+using tpetra::rowLengthsAtColumns;
+using tpetra::RowLengthsAtColumns;
 
 namespace {
 
@@ -73,39 +78,6 @@ std::uint64_t patternFingerprint(const crs_matrix_type& M, bool zeros_matter) {
 Teuchos::RCP<const crs_matrix_type> transposeOf(const crs_matrix_type& M) {
   Tpetra::RowMatrixTransposer<double, LO, GO, Node> transposer(Teuchos::rcpFromRef(M));
   return transposer.createTranspose();
-}
-
-// nnz(B(k,:)) for every column k of A's column map, through one import of B's row lengths (the
-// rows Tpetra's own Multiply would import). Collective.
-struct RowLengthsAtColumns {
-  Teuchos::RCP<const Tpetra::Import<LO, GO, Node>> importer;
-  std::vector<double> len;  // indexed by A's local column
-};
-RowLengthsAtColumns rowLengthsAtColumns(const crs_matrix_type& A, const crs_matrix_type& B) {
-  using vec_t = Tpetra::Vector<double, LO, GO, Node>;
-  vec_t rowLen(B.getRowMap());
-  {
-    auto d = rowLen.getDataNonConst(0);
-    for (LO r = 0; r < static_cast<LO>(B.getNodeNumRows()); ++r) d[r] = static_cast<double>(B.getNumEntriesInLocalRow(r));
-  }
-  RowLengthsAtColumns out;
-  out.importer = Teuchos::rcp(new Tpetra::Import<LO, GO, Node>(B.getRowMap(), A.getColMap()));
-  vec_t atCols(A.getColMap());
-  atCols.doImport(rowLen, *out.importer, Tpetra::INSERT);
-  auto d = atCols.getData(0);
-  out.len.assign(d.begin(), d.end());
-  return out;
-}
-
-// Multiply-adds of every local row of A*B: each nonzero A(i,k) meets the nnz(B(k,:)) entries of
-// row k (A's stored zeros are skipped, as Tpetra's kernel does).
-std::vector<std::int64_t> multiplyAddsPerRow(const crs_matrix_type& A, const std::vector<double>& len) {
-  auto local = A.getLocalMatrixHost();
-  std::vector<std::int64_t> work(A.getNodeNumRows(), 0);
-  for (LO r = 0; r < static_cast<LO>(work.size()); ++r)
-    for (std::size_t q = local.graph.row_map(r); q < local.graph.row_map(r + 1); ++q)
-      if (local.values(q) != 0.0) work[r] += static_cast<std::int64_t>(len[local.graph.entries(q)]);
-  return work;
 }
 
 // Bytes Tpetra's own Multiply moves: the import of the remote B rows that A's columns need,

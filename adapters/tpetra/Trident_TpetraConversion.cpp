@@ -14,11 +14,6 @@
 namespace Trident {
 namespace tpetra {
 
-MPI_Comm rawComm(const comm_ptr& comm) {
-  auto mpi = Teuchos::rcp_dynamic_cast<const Teuchos::MpiComm<int>>(comm);
-  if (mpi.is_null()) return MPI_COMM_SELF;
-  return (*mpi->getRawMpiComm())();
-}
 
 MapPositions::MapPositions(const map_type& map) {
   MPI_Comm comm = rawComm(map.getComm());

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "Trident_TpetraComm.hpp"
 #include "Trident_TpetraTypes.hpp"
 #include <trident/partition/Permutation.hpp>
 #include <trident/local/Csr.hpp>
@@ -14,7 +15,7 @@
 namespace Trident {
 namespace tpetra {
 
-MPI_Comm rawComm(const comm_ptr& comm);
+using Trident::tpetra::rawComm;  // Trident_TpetraComm.hpp
 
 // Element LID l of `map` on rank p has position offset[p] + l. Collective (one Allgather).
 class MapPositions {

@@ -22,6 +22,8 @@
 
 #include "Trident_MatrixMatrix.hpp"
 #include <trident/transport/BigCount.hpp>
+#include "Trident_ProductCounts.hpp"
+#include "Trident_TpetraComm.hpp"
 
 namespace Trident {
 namespace mcl {
@@ -32,11 +34,7 @@ using GO_ = long long;
 using import_type = Tpetra::Import<LO, GO, Node>;
 using vector_type = Tpetra::Vector<double, LO, GO, Node>;
 
-MPI_Comm rawComm(const comm_ptr& comm) {
-  auto mc = Teuchos::rcp_dynamic_cast<const Teuchos::MpiComm<int>>(comm);
-  if (mc.is_null()) return MPI_COMM_SELF;
-  return *mc->getRawMpiComm();
-}
+using tpetra::rawComm;
 
 double now() { return MPI_Wtime(); }
 
@@ -450,22 +448,11 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
     std::vector<double> rowFlops(nloc, 0.0);
     double localFlops = 0;
     {
-      vector_type rowNnz(T->getDomainMap());
-      {
-        auto d = rowNnz.getLocalViewHost();
-        for (std::size_t i = 0; i < nloc; ++i) d(i, 0) = static_cast<double>(T->getNumEntriesInLocalRow(static_cast<LO>(i)));
-      }
-      vector_type colNnz(T->getColMap());
-      import_type imp(T->getDomainMap(), T->getColMap());
-      colNnz.doImport(rowNnz, imp, Tpetra::INSERT);
-      auto c = colNnz.getLocalViewHost();
+      // B = T: T's row lengths at T's columns; a product row has at most n entries.
+      const auto rl = tpetra::rowLengthsAtColumns(*T, *T);
+      const auto work = tpetra::multiplyAddsPerRow(*T, rl.len, false);
       for (std::size_t i = 0; i < nloc; ++i) {
-        typename crs_matrix_type::local_inds_host_view_type inds;
-        typename crs_matrix_type::values_host_view_type vals;
-        T->getLocalRowView(static_cast<LO>(i), inds, vals);
-        double f = 0;
-        for (std::size_t k = 0; k < inds.extent(0); ++k) f += c(inds(k), 0);
-        rowFlops[i] = std::min(f, static_cast<double>(res.n));  // a product row has <= n entries
+        rowFlops[i] = std::min(static_cast<double>(work[i]), static_cast<double>(res.n));
         localFlops += rowFlops[i];
       }
     }
