@@ -372,6 +372,9 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
         ++p.reused;
         stats.reused_plan = true;
       } else {
+        // A C other than the one the plan built: a full assembly, which needs the block's columns
+        // (a values-only run of the algorithm leaves them in the plan's pattern).
+        if (Cblk.col.size() != Cblk.val.size()) Cblk.col = p.state.pattern.col;
         p.assembly->assemble(Cblk, C, p.domainB, p.rangeA, call_FillComplete_on_result, p.opt.tpetra_params, p.keep,
                              &sent);
       }

@@ -446,29 +446,26 @@ bool ResultAssembly::assembleValues(const Csr& block, crs_matrix_type& C,
     return false;
   std::vector<std::vector<double>> out(send_.size()), in(recv_.size());
   std::vector<MPI_Request> reqs, rreqs;
+  int selfSend = -1;
   {
     Teuchos::TimeMonitor tm(*phaseTimer("Trident: redistribute out: exchange"));
-    int selfSend = -1;
     for (std::size_t d = 0; d < send_.size(); ++d) {
       const Partner& p = send_[d];
+      if (p.rank == me_) {  // read straight from the block when placing
+        selfSend = static_cast<int>(d);
+        continue;
+      }
       std::vector<double>& v = out[d];
       v.reserve(p.entries);
       for (std::int64_t r : p.rows) v.insert(v.end(), block.val.begin() + block.rowptr[r], block.val.begin() + block.rowptr[r + 1]);
       if (static_cast<std::int64_t>(v.size()) != p.entries)
         throw std::logic_error("Trident: the product's pattern changed under a plan");
-      if (p.rank == me_) {
-        selfSend = static_cast<int>(d);
-        continue;
-      }
       bigcount::isend(v.data(), v.size(), MPI_DOUBLE, p.rank, kTagVals, comm_, reqs);
       if (bytes_to) (*bytes_to)[p.rank] += 8 * v.size();
     }
     for (std::size_t s = 0; s < recv_.size(); ++s) {
       const Partner& p = recv_[s];
-      if (p.rank == me_) {
-        in[s] = std::move(out[selfSend]);
-        continue;
-      }
+      if (p.rank == me_) continue;
       in[s].resize(p.entries);
       bigcount::irecv(in[s].data(), static_cast<std::size_t>(p.entries), MPI_DOUBLE, p.rank, kTagVals, comm_, rreqs);
     }
@@ -483,12 +480,19 @@ bool ResultAssembly::assembleValues(const Csr& block, crs_matrix_type& C,
     auto values = local.values;
     for (std::size_t s = 0; s < recv_.size(); ++s) {
       const Partner& p = recv_[s];
+      const bool self = p.rank == me_;
       std::int64_t e = 0;
-      for (std::size_t t = 0; t < p.rows.size(); ++t)
-        for (std::int64_t q = 0; q < p.counts[t]; ++q, ++e) {
-          const std::int64_t at = p.start[t] + q;
-          values(landing_.empty() ? at : landing_[at]) = in[s][e];
+      for (std::size_t t = 0; t < p.rows.size(); ++t) {
+        const double* from = self ? block.val.data() + block.rowptr[send_[selfSend].rows[t]] : in[s].data() + e;
+        if (self && block.rowptr[send_[selfSend].rows[t] + 1] - block.rowptr[send_[selfSend].rows[t]] != p.counts[t])
+          throw std::logic_error("Trident: the product's pattern changed under a plan");
+        if (landing_.empty()) {
+          std::copy(from, from + p.counts[t], values.data() + p.start[t]);
+        } else {
+          for (std::int64_t q = 0; q < p.counts[t]; ++q) values(landing_[p.start[t] + q]) = from[q];
         }
+        e += p.counts[t];
+      }
     }
   }
   if (fill_complete) C.expertStaticFillComplete(domainMap, rangeMap, importer_, Teuchos::null, fill_params);

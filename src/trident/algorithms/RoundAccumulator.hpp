@@ -16,11 +16,12 @@ class RoundAccumulator {
   RoundAccumulator(LocalSpGEMM& kernel, AlgorithmState* state, std::int64_t nrows, std::int64_t ncols, int rounds)
       : kernel_(kernel), state_(state), nrows_(nrows), ncols_(ncols) {
     if (numeric()) {
+      // Values only: the pattern stays in the state (not copied); the block handed back carries
+      // rowptr and val, which is all the values-only assembly reads.
       C_.nrows = nrows;
       C_.ncols = ncols;
       C_.rowptr = state_->pattern.rowptr;
-      C_.col = state_->pattern.col;
-      C_.val.assign(C_.col.size(), 0.0);
+      C_.val.assign(state_->pattern.col.size(), 0.0);
     } else {
       partials_.reserve(rounds);
     }
@@ -30,7 +31,7 @@ class RoundAccumulator {
 
   void add(const Csr& a, const Csr& b) {
     if (numeric())
-      numericMultiplyInto(a, b, C_, state_->dense);
+      numericMultiplyInto(a, b, state_->pattern, C_.val, state_->dense);
     else
       partials_.push_back(kernel_.multiply(a, b));
   }

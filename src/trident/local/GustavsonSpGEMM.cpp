@@ -43,8 +43,10 @@ Csr gustavsonMultiply(const Csr& A, const Csr& B) {
   return C;
 }
 
-void numericMultiplyInto(const Csr& A, const Csr& B, Csr& C, std::vector<double>& dense) {
-  if (A.ncols != B.nrows || C.nrows != A.nrows || C.ncols != B.ncols)
+void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, std::vector<double>& values,
+                         std::vector<double>& dense) {
+  if (A.ncols != B.nrows || pattern.nrows != A.nrows || pattern.ncols != B.ncols ||
+      values.size() != pattern.col.size())
     throw std::invalid_argument("numericMultiplyInto: shapes do not match");
   dense.assign(static_cast<std::size_t>(B.ncols), 0.0);
   for (std::int64_t r = 0; r < A.nrows; ++r) {
@@ -53,11 +55,15 @@ void numericMultiplyInto(const Csr& A, const Csr& B, Csr& C, std::vector<double>
       const int k = A.col[p];
       for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) dense[B.col[q]] += a * B.val[q];
     }
-    for (std::int64_t q = C.rowptr[r]; q < C.rowptr[r + 1]; ++q) {
-      C.val[q] += dense[C.col[q]];
-      dense[C.col[q]] = 0.0;
+    for (std::int64_t q = pattern.rowptr[r]; q < pattern.rowptr[r + 1]; ++q) {
+      values[q] += dense[pattern.col[q]];
+      dense[pattern.col[q]] = 0.0;
     }
   }
+}
+
+void numericMultiplyInto(const Csr& A, const Csr& B, Csr& C, std::vector<double>& dense) {
+  numericMultiplyInto(A, B, C, C.val, dense);
 }
 
 namespace {

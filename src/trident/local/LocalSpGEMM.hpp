@@ -35,6 +35,9 @@ Csr gustavsonMultiply(const Csr& A, const Csr& B);
 // C += A * B on a known structure: C's pattern must contain the product's (a plan's symbolic
 // result); only values are computed. dense is scratch of B.ncols doubles, kept between calls.
 void numericMultiplyInto(const Csr& A, const Csr& B, Csr& C, std::vector<double>& dense);
+// Same, with the pattern (rowptr, col; its val unused) and the values apart.
+void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, std::vector<double>& values,
+                         std::vector<double>& dense);
 
 // Multiply-adds of A*B: sum over A's entries (r,c) of nnz(B row c).
 std::uint64_t multiplyFlops(const Csr& A, const Csr& B);
