@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "Trident_TpetraTypes.hpp"
+#include <trident/core/Errors.hpp>
 #include <trident/local/LocalSpGEMM.hpp>
 
 namespace TridentTest {
@@ -48,6 +49,22 @@ class Tally {
   int passed_ = 0, failed_ = 0;
   bool verbose_ = true;
 };
+
+// Runs f; the check passes when every rank threw Trident::InvalidInput whose text contains `needle`.
+template <class F>
+void expectInvalidInput(Tally& tally, const std::string& what, const std::string& needle, F f) {
+  bool ok = false;
+  std::string msg = "did not throw";
+  try {
+    f();
+  } catch (const Trident::InvalidInput& e) {
+    msg = e.what();
+    ok = msg.find(needle) != std::string::npos;
+  } catch (const std::exception& e) {
+    msg = std::string("wrong exception type: ") + e.what();
+  }
+  tally.check(ok, "bad input: " + what, msg);
+}
 
 struct Entries {
   std::vector<GO> row, col;

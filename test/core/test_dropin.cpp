@@ -27,17 +27,7 @@ Teuchos::RCP<Teuchos::ParameterList> tridentParams(int lambda) {
 // Runs f; the check passes when every rank threw Trident::InvalidInput whose text contains `needle`.
 template <class F>
 void expectThrow(const std::string& what, const std::string& needle, F f) {
-  bool ok = false;
-  std::string msg = "did not throw";
-  try {
-    f();
-  } catch (const Trident::InvalidInput& e) {
-    msg = e.what();
-    ok = msg.find(needle) != std::string::npos;
-  } catch (const std::exception& e) {
-    msg = std::string("wrong exception type: ") + e.what();
-  }
-  tally.check(ok, "bad input: " + what, msg);
+  expectInvalidInput(tally, what, needle, f);
 }
 
 }  // namespace

@@ -87,17 +87,7 @@ void runCase(const std::string& name, const crs_matrix_type& A, bool tA, const c
 
 template <class F>
 void expectThrow(const std::string& what, const std::string& needle, F f) {
-  bool ok = false;
-  std::string msg = "did not throw";
-  try {
-    f();
-  } catch (const Trident::InvalidInput& e) {
-    msg = e.what();
-    ok = msg.find(needle) != std::string::npos;
-  } catch (const std::exception& e) {
-    msg = std::string("wrong exception type: ") + e.what();
-  }
-  tally.check(ok, "bad input: " + what, msg);
+  expectInvalidInput(tally, what, needle, f);
 }
 
 }  // namespace
