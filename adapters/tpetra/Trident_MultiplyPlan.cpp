@@ -211,6 +211,7 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   auto Bp = transposeB ? transposeOf(B) : Teuchos::rcpFromRef(B);
   p.domainB = Bp->getDomainMap();
   p.rangeA = Ap->getRangeMap();
+  auto sub = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: plan: positions")));
   p.rowPos = std::make_unique<tpetra::MapPositions>(*Ap->getRowMap());
   tpetra::MapPositions innerPos(*Ap->getDomainMap());
   p.colPos = std::make_unique<tpetra::MapPositions>(*p.domainB);
@@ -232,6 +233,8 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   Triplets TB;
   Triplets TA = p.triplets(*Ap, *Bp, &TB);
 
+  sub = Teuchos::null;
+  sub = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: plan: balance")));
   // A's slices are balanced by the work of their rows, the multiply-adds (the entries of B each
   // row meets), not by A's entries alone: on power-law graphs the two differ by orders of
   // magnitude. One import of B's row lengths onto A's columns gives it.
@@ -245,6 +248,8 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
     bp[r] = p.pinner(p.bRow[r]);
     bw[r] = static_cast<std::int64_t>(Bp->getNumEntriesInLocalRow(static_cast<LO>(r)));
   }
+  sub = Teuchos::null;
+  sub = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: plan: grid and layout")));
   TileGrid grid = p.summa ? TileGrid::forUnits(topo.P()) : TileGrid::forUnits(topo.groups());
   const bool fetchNeeded = p.opt.fetch == Fetch::Needed;
   if (!p.summa && (p.opt.grid == GridChoice::Rows ||
@@ -259,6 +264,7 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   p.my_k = p.summa ? 0 : topo.k();
   p.assembly = std::make_unique<tpetra::ResultAssembly>(p.L, p.rank_of, p.my_unit, p.my_k, p.prow, p.pcol, *p.rowPos,
                                                         *p.colPos, p.world);
+  sub = Teuchos::null;
   p.stats.grid_rows = p.L.grid.rows;
   p.stats.grid_cols = p.L.grid.cols;
   p.stats.rounds = p.L.grid.rounds;
@@ -345,6 +351,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     p.haveFirst = false;
     p.firstA = Triplets();
     p.firstB = Triplets();
+    Teuchos::TimeMonitor tilesTimer(*phaseTimer("Trident: redistribute in: tiles"));
     tiles = runOrAbort(p.world, "redistribute in", [&] {
       return distributeTiles(p.L, TA, TB, p.rank_of, p.my_unit, p.my_k, p.world, &sent);
     });

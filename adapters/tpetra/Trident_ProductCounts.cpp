@@ -13,7 +13,13 @@ RowLengthsAtColumns rowLengthsAtColumns(const crs_matrix_type& A, const crs_matr
     for (LO r = 0; r < static_cast<LO>(B.getNodeNumRows()); ++r) d[r] = static_cast<double>(B.getNumEntriesInLocalRow(r));
   }
   RowLengthsAtColumns out;
-  out.importer = Teuchos::rcp(new Tpetra::Import<LO, GO, Node>(B.getRowMap(), A.getColMap()));
+  // A's own Import (domain map -> column map) serves when B's rows are distributed as A's domain
+  // (A*A, and most products): no new Import, so no directory look-up and no extra collectives.
+  auto aImport = A.getGraph()->getImporter();
+  if (!aImport.is_null() && aImport->getSourceMap()->isSameAs(*B.getRowMap()))
+    out.importer = aImport;
+  else
+    out.importer = Teuchos::rcp(new Tpetra::Import<LO, GO, Node>(B.getRowMap(), A.getColMap()));
   vec_t atCols(A.getColMap());
   atCols.doImport(rowLen, *out.importer, Tpetra::INSERT);
   auto d = atCols.getData(0);

@@ -39,6 +39,7 @@ Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo
   AlgorithmState& state_ref = state ? *state : local_state;
   if (!state_ref.prepared) {
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
+    Teuchos::TimeMonitor meta(*phaseTimer("Trident: redistribute in: tile metadata"));
     state_ref.nnz = gatherNnzTable(L, tiles, me, 0, topo.world());
     MPI_Comm_split(topo.world(), i, j, &state_ref.row_comm);  // rank in row_comm = j
     MPI_Comm_split(topo.world(), j, i, &state_ref.col_comm);  // rank in col_comm = i

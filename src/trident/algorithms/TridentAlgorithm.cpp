@@ -33,6 +33,7 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
   AlgorithmState& st = state ? *state : local_state;
   if (!st.prepared) {
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
+    Teuchos::TimeMonitor meta(*phaseTimer("Trident: redistribute in: tile metadata"));
     st.nnz = gatherNnzTable(L, tiles, unit, k, topo.world());
     if (opt.fetch_needed_rows) st.needed = std::make_unique<NeededRows>(L, tiles, k, topo.li_comm(), topo.gi_comm());
     st.prepared = true;
