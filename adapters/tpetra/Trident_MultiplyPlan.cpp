@@ -238,7 +238,10 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   // A's slices are balanced by the work of their rows, the multiply-adds (the entries of B each
   // row meets), not by A's entries alone: on power-law graphs the two differ by orders of
   // magnitude. One import of B's row lengths onto A's columns gives it.
-  const std::vector<std::int64_t> rowWork = multiplyAddsPerRow(*Ap, rowLengthsAtColumns(*Ap, *Bp).len);
+  // With one slice per tile (SUMMA, or lambda = 1) nothing is balanced: skip the import.
+  const bool balanced = !p.summa && topo.ranks_per_group() > 1;
+  const std::vector<std::int64_t> rowWork =
+      balanced ? multiplyAddsPerRow(*Ap, rowLengthsAtColumns(*Ap, *Bp).len) : std::vector<std::int64_t>(p.aRow.size(), 0);
   std::vector<std::int64_t> aw(p.aRow.size()), bw(p.bRow.size()), ap(p.aRow.size()), bp(p.bRow.size());
   for (std::size_t r = 0; r < p.aRow.size(); ++r) {
     ap[r] = p.prow(p.aRow[r]);
