@@ -51,7 +51,9 @@ int main(int argc, char** argv) {
   const Shape shapes[] = {{0, 0, 0, 0.1}, {5, 0, 7, 0.1}, {10, 10, 10, 0.0}, {1, 50, 1, 0.3},
                           {40, 30, 50, 0.05}, {100, 80, 120, 0.03}, {300, 200, 10, 0.02}, {64, 64, 64, 0.2},
                           // wide: rows long enough for the bitmap sweep over several summary words
-                          {50, 40, 10000, 0.05}, {20, 300, 70000, 0.004}};
+                          {50, 40, 10000, 0.05}, {20, 300, 70000, 0.004},
+                          // hypersparse: far wider than their entries (compressed accumulator)
+                          {30, 200, 300000, 0.00002}, {200, 40, 1000000, 0.000004}};
   for (const std::string& name : Trident::localKernelNames()) {
     if (name == "reference") continue;
     auto kernel = Trident::makeLocalSpGEMM(name);
@@ -79,12 +81,15 @@ int main(int argc, char** argv) {
       }
   }
   // Accumulation: sum of K products = product of the concatenated inner dimension.
-  for (int K : {1, 2, 3, 5}) {
-    const std::int64_t m = 60, n = 70, kb = 25;
+  // (K = 7, 9: hypersparse blocks, 200000 columns, so sumBlocks accumulates over used columns.)
+  for (int K : {1, 2, 3, 5, 7, 9}) {
+    const bool hyper = K > 5;
+    const std::int64_t m = 60, n = hyper ? 200000 : 70, kb = 25;
+    const double db = hyper ? 0.0001 : 0.08;
     std::vector<Csr> As, Bs, parts;
     for (int s = 0; s < K; ++s) {
       As.push_back(randomCsr(m, kb, 0.08, rng, true));
-      Bs.push_back(randomCsr(kb, n, 0.08, rng, true));
+      Bs.push_back(randomCsr(kb, n, db, rng, true));
       parts.push_back(Trident::referenceMultiply(As.back(), Bs.back()));
     }
     // The same product with the inner blocks side by side.

@@ -30,6 +30,7 @@ double peakMB() {
 
 int lambda = 0;
 std::string variants = "plain,permute,rows,whole";
+std::string algorithm = "trident";
 
 // Multiplies A*A for the option sets that allocate differently: plain, the random relabeling,
 // the G x 1 grid, whole-slice fetches.
@@ -41,6 +42,7 @@ long long multiplyAll(long long n, long long nnz, const Trident::comm_ptr& comm)
     if (("," + variants + ",").find(std::string(",") + names[variant] + ",") == std::string::npos) continue;
     auto params = Teuchos::rcp(new Teuchos::ParameterList);
     params->set("trident: ranks per group", lambda);
+    params->set("trident: algorithm", algorithm);
     if (variant == 1) params->set("trident: permute", std::string("random"));
     if (variant == 2) params->set("trident: grid", std::string("rows"));
     if (variant == 3) params->set("trident: fetch", std::string("whole"));
@@ -66,6 +68,7 @@ int main(int argc, char** argv) {
   clp.setOption("slack-mb", &slack, "allowed growth beyond 1.5x, MB");
   clp.setOption("lambda", &lambda, "trident: ranks per group (0 = auto)");
   clp.setOption("variants", &variants, "comma-separated subset of plain,permute,rows,whole");
+  clp.setOption("algorithm", &algorithm, "trident | summa | tpetra (\"trident: algorithm\")");
   if (clp.parse(argc, argv) != Teuchos::CommandLineProcessor::PARSE_SUCCESSFUL) return 2;
 
   Tally tally;

@@ -10,11 +10,41 @@
 
 namespace Trident {
 
+namespace {
+// Hypersparse operands: a block of B can be far wider than the columns it uses (with the G x 1
+// grid a tile is as wide as the matrix). The dense accumulator then runs over B's used columns,
+// renumbered in ascending order: the renumbering is monotone, so rows still come out sorted, and
+// the accumulator's memory is O(nnz(B)) instead of O(width).
+struct CompressedColumns {
+  bool on = false;
+  std::vector<int> used;  // used[c'] = original column of compressed column c'
+  std::vector<int> col;   // B's column indices, compressed
+  explicit CompressedColumns(const Csr& B) {
+    const std::size_t nz = static_cast<std::size_t>(B.nnz());
+    if (static_cast<std::size_t>(B.ncols) <= 4 * nz + 4096) return;
+    on = true;
+    used.assign(B.col.begin(), B.col.begin() + static_cast<std::ptrdiff_t>(nz));
+    std::sort(used.begin(), used.end());
+    used.erase(std::unique(used.begin(), used.end()), used.end());
+    col.resize(nz);
+    for (std::size_t q = 0; q < nz; ++q)
+      col[q] = static_cast<int>(std::lower_bound(used.begin(), used.end(), B.col[q]) - used.begin());
+  }
+  std::int64_t width(const Csr& B) const { return on ? static_cast<std::int64_t>(used.size()) : B.ncols; }
+  const int* columns(const Csr& B) const { return on ? col.data() : B.col.data(); }
+  int compressed(int c) const {
+    return on ? static_cast<int>(std::lower_bound(used.begin(), used.end(), c) - used.begin()) : c;
+  }
+};
+}  // namespace
+
 Csr gustavsonMultiply(const Csr& A, const Csr& B) {
   if (A.ncols != B.nrows) throw std::invalid_argument("gustavson SpGEMM: A.ncols != B.nrows");
   Csr C(A.nrows, B.ncols);
   if (A.nnz() == 0 || B.nnz() == 0) return C;
-  SortedRowAccumulator spa(B.ncols);
+  const CompressedColumns cc(B);
+  const int* bcol = cc.columns(B);
+  SortedRowAccumulator spa(cc.width(B));
   // Growing by doubling copies each entry about twice; an exact symbolic pass would read A and B
   // twice instead, which costs more on the sparse products this targets.
   C.col.reserve(static_cast<std::size_t>(std::max(A.nnz(), B.nnz())));
@@ -23,7 +53,7 @@ Csr gustavsonMultiply(const Csr& A, const Csr& B) {
     for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
       const double a = A.val[p];
       const int k = A.col[p];
-      for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) spa.add(B.col[q], a * B.val[q]);
+      for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) spa.add(bcol[q], a * B.val[q]);
     }
     const std::size_t at = C.col.size(), n = spa.size();
     if (at + n > C.col.capacity()) {
@@ -40,6 +70,8 @@ Csr gustavsonMultiply(const Csr& A, const Csr& B) {
     });
     C.rowptr[r + 1] = static_cast<std::int64_t>(at + n);
   }
+  if (cc.on)
+    for (int& c : C.col) c = cc.used[c];
   return C;
 }
 
@@ -48,16 +80,21 @@ void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, std::ve
   if (A.ncols != B.nrows || pattern.nrows != A.nrows || pattern.ncols != B.ncols ||
       values.size() != pattern.col.size())
     throw std::invalid_argument("numericMultiplyInto: shapes do not match");
-  dense.assign(static_cast<std::size_t>(B.ncols), 0.0);
+  const CompressedColumns cc(B);
+  const int* bcol = cc.columns(B);
+  dense.assign(static_cast<std::size_t>(cc.width(B)), 0.0);
   for (std::int64_t r = 0; r < A.nrows; ++r) {
     for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
       const double a = A.val[p];
       const int k = A.col[p];
-      for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) dense[B.col[q]] += a * B.val[q];
+      for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) dense[bcol[q]] += a * B.val[q];
     }
     for (std::int64_t q = pattern.rowptr[r]; q < pattern.rowptr[r + 1]; ++q) {
-      values[q] += dense[pattern.col[q]];
-      dense[pattern.col[q]] = 0.0;
+      // A pattern column that no entry of this B uses (another round's) gets nothing here.
+      const int c = cc.compressed(pattern.col[q]);
+      if (cc.on && (c >= static_cast<int>(cc.used.size()) || cc.used[c] != pattern.col[q])) continue;
+      values[q] += dense[c];
+      dense[c] = 0.0;
     }
   }
 }

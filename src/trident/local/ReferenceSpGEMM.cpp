@@ -68,14 +68,29 @@ Csr sumBlocks(std::vector<Csr>&& parts, std::int64_t nrows, std::int64_t ncols, 
   for (const Csr& p : parts) guess = std::max<std::size_t>(guess, p.nnz());
   C.col.reserve(guess);
   C.val.reserve(guess);
-  SortedRowAccumulator spa(ncols);
+  // Hypersparse blocks (width far above their entries): accumulate over the used columns only,
+  // renumbered in ascending order, so memory follows the entries, not the width.
+  std::size_t total = 0;
+  for (const Csr& p : parts) total += static_cast<std::size_t>(p.nnz());
+  std::vector<int> used;
+  const bool compress = static_cast<std::size_t>(ncols) > 4 * total + 4096;
+  if (compress) {
+    used.reserve(total);
+    for (const Csr& p : parts) used.insert(used.end(), p.col.begin(), p.col.begin() + p.nnz());
+    std::sort(used.begin(), used.end());
+    used.erase(std::unique(used.begin(), used.end()), used.end());
+  }
+  auto index = [&](int c) {
+    return compress ? static_cast<int>(std::lower_bound(used.begin(), used.end(), c) - used.begin()) : c;
+  };
+  SortedRowAccumulator spa(compress ? static_cast<std::int64_t>(used.size()) : ncols);
   for (std::int64_t r = 0; r < nrows; ++r) {
     for (const Csr& p : parts) {
       if (p.nrows == 0) continue;
-      for (std::int64_t q = p.rowptr[r]; q < p.rowptr[r + 1]; ++q) spa.add(p.col[q], p.val[q]);
+      for (std::int64_t q = p.rowptr[r]; q < p.rowptr[r + 1]; ++q) spa.add(index(p.col[q]), p.val[q]);
     }
-    spa.flush([&C](int c, double v) {
-      C.col.push_back(c);
+    spa.flush([&](int c, double v) {
+      C.col.push_back(compress ? used[c] : c);
       C.val.push_back(v);
     });
     C.rowptr[r + 1] = static_cast<std::int64_t>(C.col.size());
