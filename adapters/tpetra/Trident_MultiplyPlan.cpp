@@ -361,6 +361,9 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   }
   accountSent();
 
+  // Decided before the multiply: a values-only run needs no column indices in its block.
+  const bool valuesOnly = p.keep && p.assembly->canAssembleValues(C);
+  p.state.values_only = valuesOnly;
   AlgorithmOptions aopt;
   aopt.local_kernel = p.opt.local_kernel;
   aopt.lookahead = p.opt.lookahead;
@@ -376,15 +379,12 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     // The assembly into a C given by the caller may throw InvalidInput (a pattern that lacks the
     // product) on every rank; anything else ends the job.
     runOrAbort(p.world, "redistribute out", [&] {
-      const bool reused = p.keep && p.assembly->assembleValues(Cblk, C, p.domainB, p.rangeA,
-                                                               call_FillComplete_on_result, p.opt.tpetra_params, &sent);
-      if (reused) {
+      if (valuesOnly) {
+        p.assembly->assembleValues(Cblk, C, p.domainB, p.rangeA, call_FillComplete_on_result, p.opt.tpetra_params,
+                                   &sent);
         ++p.reused;
         stats.reused_plan = true;
       } else {
-        // A C other than the one the plan built: a full assembly, which needs the block's columns
-        // (a values-only run of the algorithm leaves them in the plan's pattern).
-        if (Cblk.col.size() != Cblk.val.size()) Cblk.col = p.state.pattern.col;
         p.assembly->assemble(Cblk, C, p.domainB, p.rangeA, call_FillComplete_on_result, p.opt.tpetra_params, p.keep,
                              &sent);
       }

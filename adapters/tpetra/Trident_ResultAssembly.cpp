@@ -436,14 +436,16 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
   C.expertStaticFillComplete(domainMap, rangeMap, importer_, Teuchos::null, fill_params);
 }
 
-bool ResultAssembly::assembleValues(const Csr& block, crs_matrix_type& C,
+bool ResultAssembly::canAssembleValues(const crs_matrix_type& C) const {
+  return kept_ && C.getColMap().get() == colMap_.get() && static_cast<std::int64_t>(C.getNodeNumEntries()) == nnz_;
+}
+
+void ResultAssembly::assembleValues(const Csr& block, crs_matrix_type& C,
                                     const Teuchos::RCP<const map_type>& domainMap,
                                     const Teuchos::RCP<const map_type>& rangeMap, bool fill_complete,
                                     const Teuchos::RCP<Teuchos::ParameterList>& fill_params,
                                     std::vector<std::uint64_t>* bytes_to) {
-  if (!kept_ || C.getColMap().get() != colMap_.get() ||
-      static_cast<std::int64_t>(C.getNodeNumEntries()) != nnz_)
-    return false;
+  if (!canAssembleValues(C)) throw std::logic_error("Trident: assembleValues on a C the plan did not build");
   std::vector<std::vector<double>> out(send_.size()), in(recv_.size());
   std::vector<MPI_Request> reqs, rreqs;
   int selfSend = -1;
@@ -496,7 +498,6 @@ bool ResultAssembly::assembleValues(const Csr& block, crs_matrix_type& C,
     }
   }
   if (fill_complete) C.expertStaticFillComplete(domainMap, rangeMap, importer_, Teuchos::null, fill_params);
-  return true;
 }
 
 }  // namespace tpetra

@@ -45,11 +45,14 @@ class ResultAssembly {
                 std::vector<std::uint64_t>* bytes_to);
 
   // Values only, for a block with the pattern of the one assemble() shipped, into the C that
-  // assemble() built (fresh C), in place. Returns false (and changes nothing) when assemble()
-  // did not keep a fresh-C placement; the caller then assembles again.
-  bool assembleValues(const Csr& block, crs_matrix_type& C, const Teuchos::RCP<const map_type>& domainMap,
+  // assemble() built (fresh C), in place. Requires canAssembleValues(C).
+  void assembleValues(const Csr& block, crs_matrix_type& C, const Teuchos::RCP<const map_type>& domainMap,
                       const Teuchos::RCP<const map_type>& rangeMap, bool fill_complete,
                       const Teuchos::RCP<Teuchos::ParameterList>& fill_params, std::vector<std::uint64_t>* bytes_to);
+
+  // True when assembleValues can write into this C: assemble() kept a fresh-C placement and C is
+  // the matrix it built.
+  bool canAssembleValues(const crs_matrix_type& C) const;
 
   // The column map and Import of the C that assemble() built (null before).
   Teuchos::RCP<const map_type> colMap() const { return colMap_; }

@@ -1,15 +1,12 @@
 #include "Trident_TpetraConversion.hpp"
 
 #include <Teuchos_DefaultMpiComm.hpp>
-#include <Tpetra_Import.hpp>
-#include <Tpetra_Vector.hpp>
 #include <algorithm>
-#include <limits>
-#include <memory>
 #include <numeric>
 
 #include <trident/core/Errors.hpp>
 #include <trident/stats/PhaseTimer.hpp>
+#include <trident/transport/BigCount.hpp>
 
 namespace Trident {
 namespace tpetra {
@@ -77,26 +74,36 @@ std::vector<GO> gidsAt(const Teuchos::RCP<const map_type>& map, const MapPositio
     for (std::size_t t = 0; t < out.size(); ++t) out[t] = pos.base() + positions[t];
     return out;
   }
-  using vec_t = Tpetra::Vector<double, LO, GO, Node>;
-  // A contiguous map whose GIDs are exactly the positions, distributed like `map`.
-  auto posMap = Teuchos::rcp(new map_type(static_cast<Tpetra::global_size_t>(pos.global()),
-                                          map->getNodeNumElements(), 0, map->getComm()));
-  vec_t src(posMap);
+  // Ask each position's owner for its GID (int64 both ways: exact for any GID).
+  static_assert(sizeof(GO) == sizeof(std::int64_t), "GIDs travel as MPI_INT64_T");
+  MPI_Comm comm = rawComm(map->getComm());
+  int P = 1;
+  MPI_Comm_size(comm, &P);
+  std::vector<std::int64_t> counts(P, 0);
+  for (std::int64_t p : positions) ++counts[pos.owner(p)];
+  std::vector<std::int64_t> offset(P + 1, 0);
+  for (int q = 0; q < P; ++q) offset[q + 1] = offset[q] + counts[q];
+  std::vector<std::int64_t> ask(positions.size()), slot(positions.size());
   {
-    auto data = src.getDataNonConst(0);
-    auto mine = map->getNodeElementList();
-    for (LO l = 0; l < static_cast<LO>(mine.size()); ++l) data[l] = static_cast<double>(mine[l]);
+    std::vector<std::int64_t> next(offset.begin(), offset.end() - 1);
+    for (std::size_t t = 0; t < positions.size(); ++t) {
+      const std::int64_t at = next[pos.owner(positions[t])]++;
+      ask[at] = positions[t];
+      slot[at] = static_cast<std::int64_t>(t);
+    }
   }
-  std::vector<GO> want(positions.begin(), positions.end());
-  auto wantMap = Teuchos::rcp(new map_type(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
-                                           Teuchos::ArrayView<const GO>(want.data(), want.size()), 0,
-                                           map->getComm()));
-  vec_t dst(wantMap);
-  Tpetra::Import<LO, GO, Node> importer(posMap, wantMap);
-  dst.doImport(src, importer, Tpetra::INSERT);
-  auto data = dst.getData(0);
+  const std::vector<std::int64_t> rcounts = bigcount::exchangeCounts(counts, comm);
+  std::int64_t nin = 0;
+  for (std::int64_t c : rcounts) nin += c;
+  std::vector<std::int64_t> asked(static_cast<std::size_t>(nin));
+  bigcount::alltoallv(ask.data(), counts, asked.data(), rcounts, MPI_INT64_T, comm);
+  auto mine = map->getNodeElementList();
+  std::vector<GO> answer(asked.size());
+  for (std::size_t t = 0; t < asked.size(); ++t) answer[t] = mine[static_cast<LO>(asked[t] - pos.first())];
+  std::vector<GO> got(positions.size());
+  bigcount::alltoallv(answer.data(), rcounts, got.data(), counts, MPI_INT64_T, comm);
   std::vector<GO> out(positions.size());
-  for (std::size_t t = 0; t < out.size(); ++t) out[t] = static_cast<GO>(data[t]);
+  for (std::size_t t = 0; t < got.size(); ++t) out[slot[t]] = got[t];
   return out;
 }
 

@@ -41,6 +41,9 @@ struct AlgorithmState {
   MPI_Comm row_comm = MPI_COMM_NULL, col_comm = MPI_COMM_NULL;  // SUMMA
   bool keep_pattern = false;  // record the block pattern of C on the first run
   bool has_pattern = false;
+  // Set by the caller before each run: the block goes to a values-only assembly, so it may come
+  // back without column indices (they are the pattern's).
+  bool values_only = false;
   Csr pattern;                // rowptr/col of this rank's block of C; val unused
   std::vector<double> dense;  // scratch of the numeric kernel
 

@@ -3,7 +3,8 @@
 // First run: each round's product is formed by the local kernel and the rounds are summed once at
 // the end (sorted rows). With a plan's stored pattern of the block (same operands' patterns, new
 // values), every round only adds its values into that pattern: no symbolic work, no partial
-// blocks, no accumulation pass.
+// blocks, no accumulation pass. For a values-only assembly (state->values_only) the block then
+// has rowptr and val but no col: the pattern's are the plan's.
 #include <vector>
 
 #include "trident/algorithms/Algorithms.hpp"
@@ -21,6 +22,7 @@ class RoundAccumulator {
       C_.nrows = nrows;
       C_.ncols = ncols;
       C_.rowptr = state_->pattern.rowptr;
+      if (!state_->values_only) C_.col = state_->pattern.col;
       C_.val.assign(state_->pattern.col.size(), 0.0);
     } else {
       partials_.reserve(rounds);
