@@ -83,6 +83,54 @@ Csr gustavsonMultiply(const Csr& A, const Csr& B) {
   return C;
 }
 
+Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends) {
+  if (A.ncols != B.nrows) throw std::invalid_argument("gustavson SpGEMM: A.ncols != B.nrows");
+  const CompressedColumns cc(B);
+  std::uint64_t bound = multiplyFlops(A, B);
+  for (const Csr& p : addends) {
+    if (p.nrows != 0 && (p.nrows != A.nrows || p.ncols != B.ncols))
+      throw std::invalid_argument("gustavson SpGEMM: an addend's shape differs from the product's");
+    bound += static_cast<std::uint64_t>(p.nnz());
+  }
+  // Hypersparse B: the addends' columns are not in B's compressed numbering; sum apart.
+  if (cc.on || A.nnz() == 0 || B.nnz() == 0) {
+    addends.push_back(gustavsonMultiply(A, B));
+    return sumBlocks(std::move(addends), A.nrows, B.ncols, true);
+  }
+  std::vector<const Csr*> live;
+  for (const Csr& p : addends)
+    if (p.nrows != 0 && p.nnz() != 0) live.push_back(&p);
+  Csr C(A.nrows, B.ncols);
+  SortedRowAccumulator spa(B.ncols);
+  constexpr std::uint64_t kReserveLimit = std::uint64_t{1} << 28;  // as in gustavsonMultiply
+  C.col.reserve(static_cast<std::size_t>(std::min(bound, kReserveLimit)));
+  C.val.reserve(C.col.capacity());
+  for (std::int64_t r = 0; r < A.nrows; ++r) {
+    for (const Csr* p : live)
+      for (std::int64_t q = p->rowptr[r]; q < p->rowptr[r + 1]; ++q) spa.add(p->col[q], p->val[q]);
+    for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
+      const double a = A.val[p];
+      const int k = A.col[p];
+      for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) spa.add(B.col[q], a * B.val[q]);
+    }
+    const std::size_t at = C.col.size(), n = spa.size();
+    if (at + n > C.col.capacity()) {
+      C.col.reserve(std::max(2 * C.col.capacity(), at + n));
+      C.val.reserve(C.col.capacity());
+    }
+    C.col.resize(at + n);
+    C.val.resize(at + n);
+    int* cp = C.col.data() + at;
+    double* vp = C.val.data() + at;
+    spa.flush([&cp, &vp](int c, double v) {
+      *cp++ = c;
+      *vp++ = v;
+    });
+    C.rowptr[r + 1] = static_cast<std::int64_t>(at + n);
+  }
+  return C;
+}
+
 void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, std::vector<double>& values,
                          std::vector<double>& dense) {
   if (A.ncols != B.nrows || pattern.nrows != A.nrows || pattern.ncols != B.ncols ||
@@ -117,6 +165,9 @@ class GustavsonKernel final : public LocalSpGEMM {
   std::string name() const override { return "gustavson"; }
   bool sortsRows() const override { return true; }
   Csr multiply(const Csr& A, const Csr& B) override { return gustavsonMultiply(A, B); }
+  Csr multiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends) override {
+    return gustavsonMultiplyAdd(A, B, std::move(addends));
+  }
 };
 }  // namespace
 
