@@ -72,6 +72,7 @@ struct Options {
   int ranks_per_group = 0;
   std::string permute = "none";
   std::string grid = "auto";
+  std::string slices = "auto";  // "trident: slices"
   std::string local_kernel = "gustavson";
   int trials = 3;
   bool plan_reuse = false;
@@ -389,6 +390,7 @@ int run(int argc, char* argv[]) {
                 "lambda, ranks per group (node); 0 = auto (the MPI_COMM_TYPE_SHARED groups; 2 in the built-in default job)");
   clp.setOption("permute", &o.permute, "none | random (trident: symmetric random permutation)");
   clp.setOption("grid", &o.grid, "auto | square | rows (Trident's coarse grid of groups; see \"trident: grid\")");
+  clp.setOption("slices", &o.slices, "auto | balanced | owners (how Trident cuts tiles into slices; see \"trident: slices\")");
   clp.setOption("trials", &o.trials, "timed trials per algorithm (plus one untimed warm-up)");
   clp.setOption("check", "no-check", &o.check,
                 "compare every algorithm's C with tpetra's (structure, values to 1e-12 relative); exit 1 on mismatch");
@@ -428,6 +430,8 @@ int run(int argc, char* argv[]) {
 #endif
   if (o.grid != "auto" && o.grid != "square" && o.grid != "rows")
     errors.push_back("--grid must be auto, square or rows, not '" + o.grid + "'");
+  if (o.slices != "auto" && o.slices != "balanced" && o.slices != "owners")
+    errors.push_back("--slices must be auto, balanced or owners, not '" + o.slices + "'");
   if (o.permute != "none" && o.permute != "random")
     errors.push_back("--permute must be none or random, not '" + o.permute + "'");
   if (o.trials < 1) errors.push_back("--trials must be >= 1");
@@ -450,6 +454,7 @@ int run(int argc, char* argv[]) {
     if (o.ranks_per_group > 0) pl->set("trident: ranks per group", o.ranks_per_group);
     pl->set("trident: permute", o.permute);
     if (algo == "trident") pl->set("trident: grid", o.grid);
+    if (algo == "trident") pl->set("trident: slices", o.slices);
     if (algo != "tpetra") pl->set("trident: local kernel", o.local_kernel);
     pl->set("trident: permute seed", o.seed);
     return pl;
