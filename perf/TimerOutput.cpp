@@ -1,9 +1,13 @@
 #include "TimerOutput.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 
 #include <Teuchos_CommHelpers.hpp>
@@ -70,12 +74,69 @@ const char* TimerOptions::help() {
 
 const char* buildGitSha() { return TRIDENT_GIT_SHA; }
 
+namespace {
+
+void yamlString(std::ostream& os, const std::string& s) {
+  os << '"';
+  for (char c : s) {
+    if (c == '"' || c == '\\') os << '\\';
+    os << c;
+  }
+  os << '"';
+}
+
+// A number YAML 1.1 readers (PyYAML) take for one: they read "1e-05", without a '.', as a string.
+std::string yamlNumber(double v) {
+  char buf[32];
+  if (v == std::floor(v) && std::fabs(v) < 1e15)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.6e", v);
+  return buf;
+}
+
+}  // namespace
+
+void NestedTimer::reportYaml(std::ostream& os, const Teuchos::RCP<const Teuchos::Comm<int>>& comm) {
+  OutputOptions o;
+  o.output_minmax = true;
+  // What aggregateMpiData does in later Teuchos: every rank's paths (union), summed on rank 0.
+  flatten();
+  merge(comm);
+  collectRemoteData(comm, o);
+  if (comm->getRank() != 0) return;
+  os << "Stacked timers:\n";
+  yamlLevel(os, "", 0, 2);
+  os.flush();
+}
+
+void NestedTimer::yamlLevel(std::ostream& os, const std::string& prefix, int level, int indent) {
+  const std::string pad(indent, ' ');
+  for (int i = 0; i < flat_names_.size(); ++i) {
+    const std::string& full = flat_names_[i];
+    if (std::count(full.begin(), full.end(), '@') != level) continue;
+    const auto at = full.rfind('@');
+    if ((at == std::string::npos ? std::string() : full.substr(0, at)) != prefix) continue;
+    const double ranks = active_[i] > 0 ? active_[i] : 1;
+    os << pad << "- name: ";
+    yamlString(os, at == std::string::npos ? full : full.substr(at + 1));
+    os << "\n" << pad << "  mean: " << yamlNumber(sum_[i] / ranks) << "\n"
+       << pad << "  min: " << yamlNumber(min_[i]) << "\n"
+       << pad << "  max: " << yamlNumber(max_[i]) << "\n"
+       << pad << "  calls: " << yamlNumber(static_cast<double>(count_[i]) / ranks) << "\n"
+       << pad << "  ranks: " << active_[i] << "\n";
+    std::ostringstream children;
+    yamlLevel(children, full, level + 1, indent + 4);
+    if (!children.str().empty()) os << pad << "  children:\n" << children.str();
+  }
+}
+
 TimerOutput::TimerOutput(const std::string& program, const TimerOptions& opts)
     : program_(program),
       format_(parseTimerFormat(opts.format)),
       file_(opts.file),
       watchr_name_(opts.watchr_name),
-      timer_(Teuchos::rcp(new Teuchos::StackedTimer(program.c_str()))),
+      timer_(Teuchos::rcp(new NestedTimer(program))),
       previous_(Teuchos::TimeMonitor::getStackedTimer()) {
   Teuchos::TimeMonitor::setStackedTimer(timer_);
   // Debian's Tpetra 13.2 is built without its MMM timers (HAVE_TPETRA_MMM_TIMINGS); its own
@@ -129,12 +190,13 @@ std::string TimerOutput::report(const Teuchos::RCP<const Teuchos::Comm<int>>& co
       Teuchos::TimeMonitor::summarize(comm.ptr(), os);
       break;
     case TimerFormat::Yaml: {
-      // Union: a timer that only some ranks started (ranks may differ) is still listed.
       auto pl = Teuchos::rcp(new Teuchos::ParameterList);
       pl->set("Report format", "YAML");
       pl->set("YAML style", "spacious");
-      pl->set("How to merge timer sets", "Union");
+      // Teuchos's flat report lists the timers every rank ran (13.2 merges the names by
+      // intersection there); the tree after it has every timer, where it ran.
       Teuchos::TimeMonitor::report(comm.ptr(), os, pl);
+      timer_->reportYaml(os, comm);
       break;
     }
     case TimerFormat::Watchr: {

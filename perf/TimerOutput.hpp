@@ -3,7 +3,8 @@
 // Trilinos's performance tests do: one Teuchos::StackedTimer per run, installed as TimeMonitor's
 // stacked timer, so that every TimeMonitor timer (Trident's phases, Tpetra's, MueLu's) nests
 // under the one that was running when it started; at the end a flat TimeMonitor table, the
-// TimeMonitor YAML, or the stacked tree plus one Watchr XML file ($WATCHR_PERF_DIR).
+// TimeMonitor YAML with the stacked tree added, or the stacked tree plus one Watchr XML file
+// ($WATCHR_PERF_DIR).
 #include <iosfwd>
 #include <string>
 
@@ -42,6 +43,19 @@ struct TimerOptions {
 // working tree had changes.
 const char* buildGitSha();
 
+// A StackedTimer that can also write its tree as YAML (13.2 writes text and Watchr XML only).
+class NestedTimer : public Teuchos::StackedTimer {
+ public:
+  explicit NestedTimer(const std::string& name) : Teuchos::StackedTimer(name.c_str()) {}
+  // Collective; rank 0 writes a top-level "Stacked timers:" key: a list of
+  // {name, mean, min, max, calls, ranks, children} where mean/min/max are over the ranks that
+  // ran the timer (ranks: how many), calls the mean count over them, children the same list.
+  void reportYaml(std::ostream& os, const Teuchos::RCP<const Teuchos::Comm<int>>& comm);
+
+ private:
+  void yamlLevel(std::ostream& os, const std::string& prefix, int level, int indent);
+};
+
 class TimerOutput {
  public:
   // Installs a new StackedTimer named `program` (its root starts now) as TimeMonitor's stacked
@@ -52,7 +66,7 @@ class TimerOutput {
   TimerOutput& operator=(const TimerOutput&) = delete;
 
   TimerFormat format() const { return format_; }
-  const Teuchos::RCP<Teuchos::StackedTimer>& stacked() const { return timer_; }
+  Teuchos::RCP<Teuchos::StackedTimer> stacked() const { return timer_; }
 
   // Collective; call once, with no TimeMonitor of the driver still open. Stops the root and
   // writes the chosen format on rank 0 (to `out` or --timer-file); `watchr_default` names the
@@ -66,7 +80,7 @@ class TimerOutput {
   std::string program_;
   TimerFormat format_;
   std::string file_, watchr_name_;
-  Teuchos::RCP<Teuchos::StackedTimer> timer_;
+  Teuchos::RCP<NestedTimer> timer_;
   Teuchos::RCP<Teuchos::StackedTimer> previous_;
   bool reported_ = false;
 };

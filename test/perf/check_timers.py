@@ -3,13 +3,16 @@
 
   check_timers.py [--yaml FILE] [--xml FILE] [--nest "A>B>C"]... [--name N]... [--root TEXT] [--sha]
 
---yaml: FILE is TimeMonitor's YAML (--timer-output=yaml): it must parse as YAML (with PyYAML when
-        installed; otherwise a minimal check of Teuchos's spacious layout: a "---" document, the
-        "Timer names" list, one "Total times" entry per name) and list every --name.
+--yaml: FILE is the YAML of --timer-output=yaml: TimeMonitor's report plus the "Stacked timers"
+        tree. It must parse as YAML (with PyYAML when installed; otherwise a minimal check of
+        the layout the drivers write: a "---" document, the "Timer names" list, one "Total
+        times" entry per name, the tree's "- name:" items indented by 4 per level), list every
+        --name among TimeMonitor's timers and hold every --nest in its tree.
 --xml:  FILE is a Watchr XML (--timer-output=watchr): it must be well-formed (xml.etree), a
-        <performance-report> whose <timing> elements hold, for each --nest, an element named A
-        (at any depth) with a child B with a child C; --root: the top-level timer's name contains
-        TEXT; --sha: it carries the git revision (<metadata key="Trilinos Version">).
+        <performance-report> whose <timing> elements hold every --nest; --root: the top-level
+        timer's name contains TEXT; --sha: it carries the git revision (<metadata key="Trilinos
+        Version">).
+--nest "A>B>C": a timer named A (at any depth) with a child B with a child C.
 Exits 1 with a message naming what is missing.
 """
 import argparse
@@ -21,6 +24,19 @@ import xml.etree.ElementTree as ET
 def fail(msg):
     print("check_timers: FAIL: " + msg, file=sys.stderr)
     sys.exit(1)
+
+
+def is_number(v):
+    """PyYAML reads YAML 1.1, where a float needs a '.': Teuchos's "1e-05" comes back a string."""
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, (int, float)):
+        return True
+    try:
+        float(v)
+        return isinstance(v, str)
+    except (TypeError, ValueError):
+        return False
 
 
 def yaml_timer_names(path):
@@ -41,13 +57,28 @@ def yaml_timer_names(path):
             if not isinstance(doc.get(key), dict) or set(doc[key]) != set(doc["Timer names"]):
                 fail("%s: '%s' does not have one entry per timer name" % (path, key))
         for name, stats in doc["Total times"].items():
-            if not isinstance(stats, dict) or not all(isinstance(v, (int, float)) for v in stats.values()):
+            if not isinstance(stats, dict) or not all(is_number(v) for v in stats.values()):
                 fail("%s: total time of %r is not a mapping of numbers" % (path, name))
-        return doc["Timer names"]
+        tree = doc.get("Stacked timers")
+        if not isinstance(tree, list) or len(tree) != 1:
+            fail("%s: no 'Stacked timers' list with one root" % path)
+
+        def node(d):
+            if not isinstance(d, dict) or not isinstance(d.get("name"), str):
+                fail("%s: a stacked timer without a name: %r" % (path, d))
+            for k in ("mean", "min", "max", "calls", "ranks"):
+                if not is_number(d.get(k)):
+                    fail("%s: stacked timer %r has no numeric %s" % (path, d["name"], k))
+            return (d["name"], [node(c) for c in d.get("children", [])])
+        return doc["Timer names"], node(tree[0])
     # Minimal check without PyYAML, of Teuchos's spacious layout: a "---" document of top-level
     # "key:" lines, the names as a block list of quoted strings, one quoted key per name under
     # "Total times" with numeric statistics indented below it.
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    if "Stacked timers:" not in lines:
+        fail("%s: no 'Stacked timers:' key" % path)
+    stacked = lines[lines.index("Stacked timers:") + 1:]
+    lines = lines[:lines.index("Stacked timers:")]
     if not lines or lines[0] != "---":
         fail("%s: no YAML document start '---'" % path)
     section, names, totals = None, [], {}
@@ -73,7 +104,33 @@ def yaml_timer_names(path):
             fail("%s: line outside any key: %r" % (path, ln))
     if not names or set(names) != set(totals) or not all(totals.values()):
         fail("%s: the timer names and their total times do not match" % path)
-    return names
+    # The tree: "- name:" items at indent 2 + 4 * depth, their keys 2 further in.
+    root, stack = None, []
+    for ln in stacked:
+        m = re.match(r'^( *)- name: "((?:[^"\\]|\\.)*)"$', ln)
+        if m:
+            depth, rem = divmod(len(m.group(1)) - 2, 4)
+            if rem or depth > len(stack) or (depth == 0 and root is not None):
+                fail("%s: misplaced stacked timer line %r" % (path, ln))
+            n = (re.sub(r"\\(.)", r"\1", m.group(2)), [])
+            del stack[depth:]
+            if stack:
+                stack[-1][1].append(n)
+            else:
+                root = n
+            stack.append(n)
+        elif not re.match(r"^ +(mean|min|max|calls|ranks): [-+0-9.eE]+$|^ +children:$", ln):
+            fail("%s: bad line in the stacked timers: %r" % (path, ln))
+    if root is None:
+        fail("%s: empty stacked timer tree" % path)
+    return names, root
+
+
+def tree_has(node, chain):
+    """node = (name, children): some node named chain[0] has the rest as a chain of children."""
+    def follows(n, rest):
+        return not rest or any(c[0] == rest[0] and follows(c, rest[1:]) for c in n[1])
+    return (node[0] == chain[0] and follows(node, chain[1:])) or any(tree_has(c, chain) for c in node[1])
 
 
 def find_nest(elem, chain):
@@ -100,11 +157,16 @@ def main():
     ap.add_argument("--sha", action="store_true")
     a = ap.parse_args()
     if a.yaml:
-        names = yaml_timer_names(a.yaml)
+        names, tree = yaml_timer_names(a.yaml)
         missing = [n for n in a.name if n not in names]
         if missing:
             fail("%s lacks timers %s (has %s)" % (a.yaml, missing, names))
-        print("check_timers: %s: YAML with %d timers, all %d expected" % (a.yaml, len(names), len(a.name)))
+        for n in a.nest:
+            chain = [s.strip() for s in n.split(">")]
+            if not tree_has(tree, chain):
+                fail("%s: no nesting %s in the stacked timers" % (a.yaml, " > ".join(chain)))
+        print("check_timers: %s: YAML with %d timers, all %d expected, all %d nestings found" %
+              (a.yaml, len(names), len(a.name), len(a.nest)))
     if a.xml:
         try:
             root = ET.parse(a.xml).getroot()

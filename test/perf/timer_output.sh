@@ -2,8 +2,9 @@
 # timer_output.sh DIR CHECKER CMD...: runs the driver CMD with --timer-output=yaml (into a file)
 # and with --timer-output=watchr (WATCHR_PERF_DIR=DIR/watchr, a build name with a space, as
 # Trilinos's scripts set it), and checks both files with CHECKER (check_timers.py): the YAML
-# parses and lists Trident's and the driver's timers; the XML is well-formed, carries the git
-# revision and has Trident's phases nested inside the multiply that ran them.
+# parses, lists Trident's, Tpetra's and the driver's timers and nests them; the XML is
+# well-formed, carries the git revision and has Trident's phases nested inside the multiply that
+# ran them and Tpetra's inside its own.
 set -euo pipefail
 dir=$1 checker=$2
 shift 2
@@ -14,7 +15,9 @@ python3 "$checker" --yaml "$dir/timers.yaml" \
   --name "Trident: total" --name "Trident: redistribute in" --name "Trident: local multiply" \
   --name "Trident: accumulate" --name "Trident: redistribute out" --name "Trident: redistribute out: fill complete" \
   --name "Trident: Tpetra multiply" --name "trident-bench: trident AA" --name "trident-bench: tpetra AA" \
-  --name "Tpetra::Import::init"
+  --name "Tpetra::Import::init" \
+  --nest "trident-bench: trident AA>Trident: total>Trident: redistribute out>Trident: redistribute out: fill complete" \
+  --nest "trident-bench: tpetra AA>Trident: Tpetra multiply>Tpetra::Import::init"
 
 WATCHR_PERF_DIR="$dir/watchr" WATCHR_BUILD_NAME="ctest quick" "$@" --timer-output=watchr --watchr-name="timer output" \
   | tee "$dir/watchr.log"
