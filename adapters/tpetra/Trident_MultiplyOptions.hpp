@@ -8,7 +8,7 @@
 namespace Trident {
 namespace MatrixMatrix {
 
-enum class Algorithm { Trident, Summa, Tpetra };
+enum class Algorithm { Trident, Summa, Tpetra, Auto };
 enum class GridChoice { Auto, Square, Rows };
 enum class Fetch { Needed, Whole };
 

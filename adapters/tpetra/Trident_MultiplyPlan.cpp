@@ -7,6 +7,7 @@
 #include <Tpetra_Vector.hpp>
 #include <algorithm>
 
+#include "Trident_AutoAlgorithm.hpp"
 #include "Trident_MultiplyOptions.hpp"
 #include "Trident_ProductCounts.hpp"
 #include "Trident_ResultAssembly.hpp"
@@ -198,6 +199,8 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   if (p.keep) p.rememberPatterns(A, B);
   p.topo = cachedTopology(p.world, p.opt.ranks_per_group);
   const Topology& topo = *p.topo;
+  if (p.opt.algorithm == Algorithm::Auto)
+    p.opt.algorithm = chooseAlgorithm(A, transposeA, B, transposeB, topo, p.opt, p.stats);
   p.stats.algorithm = toString(p.opt.algorithm);
   p.stats.P = topo.P();
   p.stats.ranks_per_group = topo.ranks_per_group();
@@ -299,6 +302,10 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     s.grid_rows = stats.grid_rows;
     s.grid_cols = stats.grid_cols;
     s.rounds = stats.rounds;
+    s.auto_chosen = stats.auto_chosen;
+    s.predicted_time = stats.predicted_time;
+    s.predicted_gi_bytes_recv = stats.predicted_gi_bytes_recv;
+    s.predicted_li_bytes_recv = stats.predicted_li_bytes_recv;
     return s;
   }();
   stats = fresh;

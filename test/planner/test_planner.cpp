@@ -11,6 +11,7 @@
 #include "Trident_MatrixMatrix.hpp"
 #include "Trident_PlannerInput.hpp"
 #include "common/TestUtils.hpp"
+#include <trident/planner/MachineModel.hpp>
 #include <trident/planner/Planner.hpp>
 
 using namespace TridentTest;
@@ -121,6 +122,33 @@ int main(int argc, char** argv) {
             tally.check(diff.empty(), what + ": " + f.first, diff);
           }
         }
+      // "auto": the planner's least predicted time (default machine model) is what runs, and
+      // the bytes it predicted for that algorithm are the bytes measured, on every rank.
+      {
+        auto params = Teuchos::rcp(new Teuchos::ParameterList);
+        params->set("trident: algorithm", std::string("auto"));
+        params->set("trident: ranks per group", lam);
+        auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+        Trident::MatrixMatrix::Multiply(*A, false, *A, false, *C, true, "", params);
+        const Trident::MultiplyStats s = Trident::MatrixMatrix::lastStats();
+        pl::Prediction pr[3] = {pl::predictTpetra(pa, pb, ranks), pl::predictSumma(pa, pb, ranks),
+                                pl::predictTrident(pa, pb, ranks, pl::tridentAutoGrid(pa, pb, ranks, true), true)};
+        const pl::MachineModel model;
+        int best = 0;
+        for (int a = 0; a < 3; ++a)
+          if (pl::predictTime(pr[a], model) < pr[best].time_s) best = a;
+        const std::string what = name + " P=" + std::to_string(P) + " lambda=" + std::to_string(lam) + " auto";
+        tally.check(s.auto_chosen && s.algorithm == pr[best].algo, what + ": chose the least predicted time",
+                    "ran " + s.algorithm + ", least predicted: " + pr[best].algo);
+        tally.check(s.predicted_time == pr[best].time_s, what + ": predicted time reported");
+        tally.check(s.predicted_gi_bytes_recv == s.gi_bytes_recv && s.predicted_li_bytes_recv == s.li_bytes_recv,
+                    what + ": predicted bytes = measured bytes",
+                    "Gi " + std::to_string(s.predicted_gi_bytes_recv) + " vs " + std::to_string(s.gi_bytes_recv) +
+                        ", Li " + std::to_string(s.predicted_li_bytes_recv) + " vs " + std::to_string(s.li_bytes_recv));
+        if (rank() == 0)
+          std::cout << what << ": chose " << s.algorithm << " (predicted " << s.predicted_time << " s, measured "
+                    << s.times.total << " s on rank 0)" << std::endl;
+      }
     }
   }
   return tally.finish();

@@ -32,6 +32,11 @@ struct MultiplyStats {
   std::uint64_t local_flops = 0;  // multiply-adds done by this rank's local kernels
   std::uint64_t nnz_c_local = 0;  // entries of C this rank produced before redistribution out
   bool reused_plan = false;       // a kept MultiplyPlan wrote C's values in place (no symbolic work)
+  // "trident: algorithm" = "auto": the planner chose `algorithm`; its predicted time (max over
+  // ranks, s) and this rank's predicted Gi/Li bytes received, beside the measured ones above.
+  bool auto_chosen = false;
+  double predicted_time = 0;
+  std::uint64_t predicted_gi_bytes_recv = 0, predicted_li_bytes_recv = 0;
   PhaseTimes times;
 };
 
