@@ -215,7 +215,7 @@ int run(int argc, char** argv) {
   clp.setOption("ranks", &ranksList, "P, or a comma-separated list of P");
   clp.setOption("ranks-per-group", &lambda, "lambda, ranks per group (node); must divide P");
   clp.setOption("algos", &algos, "comma-separated subset of tpetra,summa,trident");
-  clp.setOption("grid", &grid, "Trident's grid: auto (as \"trident: grid\" = \"auto\"), square, rows, or all");
+  clp.setOption("grid", &grid, "Trident's grid: auto (as \"trident: grid\" = \"auto\"), square, rows, a comma-separated list, or all (square,rows)");
   clp.setOption("fetch", &fetch, "Trident's fetch: needed, whole, or all");
   clp.setOption("permute", "no-permute", &permute, "\"trident: permute\" = \"random\"");
   clp.setOption("csv", &csv, "append one row per algorithm (trident-bench's leading columns)");
