@@ -329,6 +329,8 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   }
 
   if (p.opt.algorithm == Algorithm::Tpetra) {
+    // Into a fill-complete C (a kept plan's product) Tpetra reuses C's graph: values only.
+    stats.reused_plan = p.executions > 0 && C.isFillComplete();
     {
       PhaseTimer t(stats.times.local_multiply, "Trident: Tpetra multiply");
       Tpetra::MatrixMatrix::Multiply(A, p.tA, B, p.tB, C, call_FillComplete_on_result, label, p.opt.tpetra_params);
