@@ -16,7 +16,8 @@ namespace Trident {
 namespace MatrixMatrix {
 
 // Collective. Returns the chosen algorithm (never Auto) and fills stats' auto_chosen and
-// predicted_* fields. A machine model file that cannot be read throws InvalidInput on every rank.
+// predicted_* fields. A machine model file that cannot be read, or patterns the planner cannot
+// handle (more than 64 ranks per group), throw InvalidInput on every rank.
 Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
                           const Topology& topo, const MultiplyOptions& opt, MultiplyStats& stats);
 
