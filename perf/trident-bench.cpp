@@ -66,7 +66,7 @@ using Teuchos::rcp;
 
 // The README's main job: what `mpirun -np 4 trident-bench` runs with no --matrix.
 const char* const kDefaultMatrix = "rmat:15:8";
-const char* const kAlgoNames[] = {"tpetra", "summa", "trident"};
+const char* const kAlgoNames[] = {"tpetra", "summa", "trident", "auto"};
 
 struct Options {
   std::string matrix;
@@ -76,7 +76,7 @@ struct Options {
   int ranks_per_group = 0;
   std::string permute = "none";
   std::string grid = "auto";
-  std::string slices = "auto";  // "trident: slices"
+  std::string slices = "balanced";  // "trident: slices"
   std::string local_kernel = "gustavson";
   int trials = 3;
   bool plan_reuse = false;
@@ -389,7 +389,7 @@ int run(int argc, char* argv[]) {
                 "aggregation (greedy tentative prolongator, built in) | muelu (MueLu's smoothed-aggregation P; "
                 "needs the MueLu adapter) for --op=AR and RAP");
   clp.setOption("op", &o.op, "AA (A*A) | AR (A*T, T = tentative prolongator of a greedy aggregation) | RAP (T^T*(A*T))");
-  clp.setOption("algos", &o.algos, "comma-separated subset of tpetra,summa,trident (run in this order; with --check tpetra runs first)");
+  clp.setOption("algos", &o.algos, "comma-separated subset of tpetra,summa,trident,auto (run in this order; with --check tpetra runs first; auto: the planner's choice)");
   clp.setOption("ranks-per-group", &o.ranks_per_group,
                 "lambda, ranks per group (node); 0 = auto (the MPI_COMM_TYPE_SHARED groups; 2 in the built-in default job)");
   clp.setOption("permute", &o.permute, "none | random (trident: symmetric random permutation)");
@@ -421,7 +421,7 @@ int run(int argc, char* argv[]) {
   if (algos.empty()) errors.push_back("--algos is empty");
   for (auto& a : algos)
     if (std::find(std::begin(kAlgoNames), std::end(kAlgoNames), a) == std::end(kAlgoNames))
-      errors.push_back("--algos: unknown algorithm '" + a + "' (expected tpetra, summa, trident)");
+      errors.push_back("--algos: unknown algorithm '" + a + "' (expected tpetra, summa, trident, auto)");
   for (size_t i = 0; i < algos.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (algos[i] == algos[j]) errors.push_back("--algos lists '" + algos[i] + "' twice");
@@ -466,8 +466,8 @@ int run(int argc, char* argv[]) {
     pl->set("trident: algorithm", algo);
     if (o.ranks_per_group > 0) pl->set("trident: ranks per group", o.ranks_per_group);
     pl->set("trident: permute", o.permute);
-    if (algo == "trident") pl->set("trident: grid", o.grid);
-    if (algo == "trident") pl->set("trident: slices", o.slices);
+    if (algo == "trident" || algo == "auto") pl->set("trident: grid", o.grid);
+    if (algo == "trident" || algo == "auto") pl->set("trident: slices", o.slices);
     if (algo != "tpetra") pl->set("trident: local kernel", o.local_kernel);
     pl->set("trident: permute seed", o.seed);
     return pl;
@@ -667,6 +667,9 @@ int run(int argc, char* argv[]) {
       }
     }
     r.peak_rss_mb = allMax(peakRssMb());
+    if (algo == "auto")
+      out << "  [auto] chose " << last.max.algorithm << ", predicted " << last.max.predicted_time << " s, measured "
+          << r.time_s << " s" << std::endl;
     if (reportIt) results.push_back(r);
   }
 

@@ -235,6 +235,9 @@ void TridentRAPFactory::Build(MueLu::Level& fineLevel, MueLu::Level& coarseLevel
 
     const ParameterList& pL = GetParameterList();
     const RCP<ParameterList> tparams = tridentParamsOf(pL);
+    // Unless the user names one, each product runs the algorithm the planner predicts fastest:
+    // on the FE and banded operators of AMG that is usually Tpetra's own Multiply.
+    if (!tparams->isParameter("trident: algorithm")) tparams->set("trident: algorithm", std::string("auto"));
 
     RCP<XMat> A, P, AP;
     try {

@@ -17,6 +17,7 @@ std::string toString(Algorithm a) {
     case Algorithm::Trident: return "trident";
     case Algorithm::Summa: return "summa";
     case Algorithm::Tpetra: return "tpetra";
+    case Algorithm::Auto: return "auto";
   }
   return "?";
 }
@@ -27,8 +28,10 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
   using Teuchos::rcp;
   pl = rcp(new Teuchos::ParameterList("Trident"));
   pl->set("trident: algorithm", std::string("trident"),
-          "\"trident\" (hierarchical, default), \"summa\" (2D Sparse SUMMA baseline), \"tpetra\" (Tpetra's own Multiply)",
-          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("trident", "summa", "tpetra"))));
+          "\"trident\" (hierarchical, default), \"summa\" (2D Sparse SUMMA baseline), \"tpetra\" (Tpetra's own "
+          "Multiply), \"auto\" (the least time the planner predicts; machine model from the file named by the "
+          "environment variable TRIDENT_MACHINE_MODEL, else trident-plan's defaults)",
+          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("trident", "summa", "tpetra", "auto"))));
   pl->set("trident: ranks per group", 0,
           "lambda, ranks per group sharing the fast link; 0 = size of the MPI_COMM_TYPE_SHARED groups",
           rcp(new Teuchos::EnhancedNumberValidator<int>(0, 1 << 30)));
@@ -49,8 +52,8 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
           "Trident's Gi fetch of B: \"needed\" (only the rows the requesting group's A tile uses) or \"whole\" "
           "(whole slices, the paper's volume model)",
           rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("needed", "whole"))));
-  pl->set("trident: slices", std::string("auto"),
-          "how Trident cuts tiles into slices: \"balanced\" (equal work per rank), \"owners\" (at the rows each "
+  pl->set("trident: slices", std::string("balanced"),
+          "how Trident cuts tiles into slices: \"balanced\" (equal work per rank, default), \"owners\" (at the rows each "
           "rank holds in Tpetra's 1D distribution: nothing moves in or out; needs the rows grid, groups of "
           "consecutive ranks and no relabeling), or \"auto\" (owners when possible, with more than one group, and "
           "its busiest rank has at most 1.2x the average work)",
@@ -92,7 +95,10 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
       };
       auto num = [&](const char* k, int def) { return params->isParameter(k) ? params->get<int>(k) : def; };
       const std::string algo = str("trident: algorithm", "trident");
-      o.algorithm = algo == "summa" ? Algorithm::Summa : algo == "tpetra" ? Algorithm::Tpetra : Algorithm::Trident;
+      o.algorithm = algo == "summa"    ? Algorithm::Summa
+                    : algo == "tpetra" ? Algorithm::Tpetra
+                    : algo == "auto"   ? Algorithm::Auto
+                                       : Algorithm::Trident;
       o.ranks_per_group = num("trident: ranks per group", 0);
       o.permute = str("trident: permute", "none") == "random";
       o.seed = num("trident: permute seed", 12345);
@@ -101,7 +107,7 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
       const std::string g = str("trident: grid", "auto");
       o.grid = g == "square" ? GridChoice::Square : g == "rows" ? GridChoice::Rows : GridChoice::Auto;
       o.fetch = str("trident: fetch", "needed") == "whole" ? Fetch::Whole : Fetch::Needed;
-      const std::string sl = str("trident: slices", "auto");
+      const std::string sl = str("trident: slices", "balanced");
       o.slices = sl == "balanced" ? SliceChoice::Balanced : sl == "owners" ? SliceChoice::Owners : SliceChoice::Auto;
     }
   }

@@ -33,6 +33,11 @@ struct MultiplyStats {
   std::uint64_t nnz_c_local = 0;  // entries of C this rank produced before redistribution out
   bool reused_plan = false;       // a kept MultiplyPlan wrote C's values in place (no symbolic work)
   bool owner_slices = false;      // Trident's slices are the 1D owners' rows ("trident: slices")
+  // "trident: algorithm" = "auto": the planner chose `algorithm`; its predicted time (max over
+  // ranks, s) and this rank's predicted Gi/Li bytes received, beside the measured ones above.
+  bool auto_chosen = false;
+  double predicted_time = 0;
+  std::uint64_t predicted_gi_bytes_recv = 0, predicted_li_bytes_recv = 0;
   PhaseTimes times;
 };
 

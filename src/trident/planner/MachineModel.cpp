@@ -1,0 +1,89 @@
+#include "trident/planner/MachineModel.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "trident/core/Errors.hpp"
+
+namespace Trident {
+namespace planner {
+
+namespace {
+using Field = double MachineModel::*;
+const std::map<std::string, std::pair<Field, const char*>>& fields() {
+  static const std::map<std::string, std::pair<Field, const char*>> f = {
+      {"gi_bandwidth", {&MachineModel::gi_bandwidth, "bytes/s received per rank over Gi (between groups)"}},
+      {"gi_latency", {&MachineModel::gi_latency, "s per message over Gi"}},
+      {"li_bandwidth", {&MachineModel::li_bandwidth, "bytes/s over Li (inside a group)"}},
+      {"li_latency", {&MachineModel::li_latency, "s per message over Li"}},
+      {"trident_rate", {&MachineModel::trident_rate, "multiply-adds/s of the local kernel (trident, summa)"}},
+      {"tpetra_rate", {&MachineModel::tpetra_rate, "multiply-adds/s of Tpetra's own multiply"}},
+      {"tpetra_overhead", {&MachineModel::tpetra_overhead, "s per Tpetra multiply, independent of size"}},
+      {"trident_overhead", {&MachineModel::trident_overhead, "s per trident/summa multiply, independent of size"}},
+      {"overhead_per_log2p", {&MachineModel::overhead_per_log2p, "s per log2(P), every algorithm"}}};
+  return f;
+}
+}  // namespace
+
+MachineModel MachineModel::load(const std::string& path) {
+  std::ifstream in(path);
+  requireAll(static_cast<bool>(in), "machine model: cannot read '" + path + "'");
+  MachineModel m;
+  std::string line;
+  int no = 0;
+  while (std::getline(in, line)) {
+    ++no;
+    const auto hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    const auto eq = line.find('=');
+    std::string key = line.substr(0, eq);
+    key.erase(0, key.find_first_not_of(" \t"));
+    key.erase(key.find_last_not_of(" \t\r") + 1);
+    if (key.empty() && eq == std::string::npos) continue;
+    const std::string where = "machine model '" + path + "', line " + std::to_string(no) + ": ";
+    requireAll(eq != std::string::npos, where + "expected 'key = value'");
+    auto it = fields().find(key);
+    requireAll(it != fields().end(), where + "unknown key '" + key + "'");
+    std::istringstream v(line.substr(eq + 1));
+    double x = 0;
+    std::string rest;
+    requireAll(static_cast<bool>(v >> x) && !(v >> rest) && std::isfinite(x) && x > 0,
+               where + "'" + key + "' needs one positive number");
+    m.*(it->second.first) = x;
+  }
+  return m;
+}
+
+void MachineModel::save(const std::string& path, const std::string& comment) const {
+  std::ofstream out(path);
+  requireAll(static_cast<bool>(out), "machine model: cannot write '" + path + "'");
+  out << "# Trident machine model (trident-plan --model=" << path << "); edit freely.\n";
+  if (!comment.empty()) out << "# " << comment << "\n";
+  out.precision(6);
+  for (const auto& f : fields()) out << f.first << " = " << this->*(f.second.first) << "   # " << f.second.second << "\n";
+  requireAll(static_cast<bool>(out), "machine model: cannot write '" + path + "'");
+}
+
+double predictTime(Prediction& pr, const MachineModel& m) {
+  const std::size_t P = pr.gi_recv.size();
+  const bool tpetra = pr.algo == "tpetra";
+  const double rate = tpetra ? m.tpetra_rate : m.trident_rate;
+  double worst = 0;
+  for (std::size_t p = 0; p < P; ++p) {
+    // Redistribution: what this rank sends in, and about as much on the way out (C's entries).
+    const double inGi = 2.0 * static_cast<double>(pr.in_gi_sent[p]), inLi = 2.0 * static_cast<double>(pr.in_li_sent[p]);
+    const double t = (static_cast<double>(pr.gi_recv[p]) + inGi) / m.gi_bandwidth +
+                     static_cast<double>(pr.gi_msgs[p]) * m.gi_latency +
+                     (static_cast<double>(pr.li_recv[p]) + inLi) / m.li_bandwidth +
+                     static_cast<double>(pr.li_msgs[p]) * m.li_latency + static_cast<double>(pr.flops[p]) / rate;
+    worst = std::max(worst, t);
+  }
+  const double logP = P > 1 ? std::log2(static_cast<double>(P)) : 0.0;
+  pr.time_s = worst + (tpetra ? m.tpetra_overhead : m.trident_overhead) + logP * m.overhead_per_log2p;
+  return pr.time_s;
+}
+
+}  // namespace planner
+}  // namespace Trident

@@ -1,0 +1,102 @@
+// The machine model file (planner::MachineModel) and "auto" with it: a written model reads back
+// equal; malformed files throw InvalidInput naming the line; "auto" with TRIDENT_MACHINE_MODEL
+// naming a bad file throws on every rank, and with a good one runs the least time that model
+// predicts (a Gi link slow enough that the bytes over Gi decide).
+#include <Tpetra_Core.hpp>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "Trident_MatrixMarket.hpp"
+#include "Trident_MatrixMatrix.hpp"
+#include "Trident_PlannerInput.hpp"
+#include "common/TestUtils.hpp"
+#include <trident/planner/MachineModel.hpp>
+#include <trident/planner/Planner.hpp>
+
+using namespace TridentTest;
+namespace pl = Trident::planner;
+
+namespace {
+// One name for every rank: rank 0's process id.
+std::string tempPath(const std::string& name) {
+  int pid = static_cast<int>(::getpid());
+  MPI_Bcast(&pid, 1, MPI_INT, 0, world());
+  return "/tmp/trident_test_model_" + std::to_string(pid) + "_" + name;
+}
+std::string tempFile(const std::string& name, const std::string& text) {
+  const std::string path = tempPath(name);
+  if (rank() == 0) std::ofstream(path) << text;
+  MPI_Barrier(world());
+  return path;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  Tpetra::ScopeGuard guard(&argc, &argv);
+  auto comm = Tpetra::getDefaultComm();
+  Tally tally;
+  const int P = size();
+
+  pl::MachineModel m;
+  m.gi_bandwidth = 1.5e5;
+  m.li_latency = 3e-7;
+  m.tpetra_rate = 4.25e7;
+  const std::string good = tempPath("good");
+  if (rank() == 0) m.save(good, "test");
+  MPI_Barrier(world());
+  const pl::MachineModel back = pl::MachineModel::load(good);
+  tally.check(back.gi_bandwidth == m.gi_bandwidth && back.li_latency == m.li_latency &&
+                  back.tpetra_rate == m.tpetra_rate && back.trident_rate == m.trident_rate,
+              "model file: saved values read back");
+
+  expectInvalidInput(tally, "unknown key", "line 2: unknown key 'gi_bandwith'",
+                     [&] { pl::MachineModel::load(tempFile("typo", "# c\ngi_bandwith = 3\n")); });
+  expectInvalidInput(tally, "not a number", "needs one positive number",
+                     [&] { pl::MachineModel::load(tempFile("nan", "gi_latency = fast\n")); });
+  expectInvalidInput(tally, "negative", "needs one positive number",
+                     [&] { pl::MachineModel::load(tempFile("neg", "li_bandwidth = -1\n")); });
+  expectInvalidInput(tally, "missing file", "cannot read", [&] { pl::MachineModel::load("/nonexistent/model"); });
+  expectInvalidInput(tally, "planner: lambda does not divide P", "must divide P", [&] {
+    pl::Pattern a;
+    a.nrows = a.ncols = 1;
+    a.rowptr = {0, 0};
+    pl::predictTpetra(a, a, pl::Ranks{6, 4});
+  });
+
+  auto A = Trident::io::readMatrixMarket(matrixDir() + "/cora.mtx", comm);
+  const int lam = P % 2 == 0 ? 2 : 1;
+  auto params = Teuchos::rcp(new Teuchos::ParameterList);
+  params->set("trident: algorithm", std::string("auto"));
+  params->set("trident: ranks per group", lam);
+  auto run = [&] {
+    auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+    Trident::MatrixMatrix::Multiply(*A, false, *A, false, *C, true, "", params);
+  };
+  setenv("TRIDENT_MACHINE_MODEL", tempFile("bad", "gi_bandwidth = 1\nbogus = 2\n").c_str(), 1);
+  expectInvalidInput(tally, "auto with a bad model file", "unknown key 'bogus'", run);
+
+  setenv("TRIDENT_MACHINE_MODEL", good.c_str(), 1);
+  run();
+  const Trident::MultiplyStats s = Trident::MatrixMatrix::lastStats();
+  const pl::Pattern pa = Trident::tpetra::gatherPattern(*A, true);
+  const pl::Pattern pb = Trident::tpetra::gatherPattern(*A, false, -1, A->getDomainMap().get());
+  const pl::Ranks ranks{P, lam};
+  pl::Prediction pr[3] = {pl::predictTpetra(pa, pb, ranks), pl::predictSumma(pa, pb, ranks),
+                          pl::predictTrident(pa, pb, ranks, pl::tridentAutoGrid(pa, pb, ranks, true), true)};
+  int best = 0;
+  for (int a = 0; a < 3; ++a)
+    if (pl::predictTime(pr[a], back) < pr[best].time_s) best = a;
+  tally.check(s.auto_chosen && s.algorithm == pr[best].algo && s.predicted_time == pr[best].time_s,
+              "auto with the model file: least predicted time runs",
+              "ran " + s.algorithm + ", least predicted " + pr[best].algo);
+  if (P > lam) {
+    // Gi at 150 kB/s: the algorithm with the smallest largest-rank Gi volume (plus twice its
+    // redistribution over Gi) is the least time; on cora that is not Tpetra's 1D import.
+    tally.check(s.algorithm != "tpetra", "auto on a slow Gi link: not Tpetra's 1D import on cora", s.algorithm);
+  }
+  unsetenv("TRIDENT_MACHINE_MODEL");
+  return tally.finish();
+}

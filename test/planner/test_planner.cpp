@@ -1,0 +1,155 @@
+// The planner against the real runs: for every algorithm (Tpetra import, SUMMA, Trident on the
+// square and the rows grid, fetching needed rows or whole slices, and the grid "auto" picks) and
+// every lambda that divides P, the bytes each rank sent and received over Gi and Li and the
+// multiply-adds it did, as MultiplyStats reports them, must EQUAL the planner's prediction from
+// the global patterns alone (one process simulating the P ranks).
+//   test_planner --matrices=a.mtx,b.mtx [--lambdas=1,2,4] [--permute]
+#include <Teuchos_CommandLineProcessor.hpp>
+#include <Tpetra_Core.hpp>
+
+#include "Trident_MatrixMarket.hpp"
+#include "Trident_MatrixMatrix.hpp"
+#include "Trident_PlannerInput.hpp"
+#include "common/TestUtils.hpp"
+#include <trident/planner/MachineModel.hpp>
+#include <trident/planner/Planner.hpp>
+
+using namespace TridentTest;
+namespace pl = Trident::planner;
+
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string x;
+  while (std::getline(ss, x, ','))
+    if (!x.empty()) out.push_back(x);
+  return out;
+}
+
+// Every rank's counters, on every rank.
+std::vector<std::uint64_t> allRanks(std::uint64_t mine) {
+  std::vector<std::uint64_t> all(size());
+  MPI_Allgather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, world());
+  return all;
+}
+
+std::string firstDiff(const std::vector<std::uint64_t>& measured, const std::vector<std::uint64_t>& predicted) {
+  for (std::size_t p = 0; p < measured.size(); ++p)
+    if (measured[p] != predicted[p])
+      return "rank " + std::to_string(p) + ": measured " + std::to_string(measured[p]) + ", predicted " +
+             std::to_string(predicted[p]);
+  return "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Tpetra::ScopeGuard guard(&argc, &argv);
+  auto comm = Tpetra::getDefaultComm();
+  Teuchos::CommandLineProcessor clp(false, true);
+  std::string matrices = "cora.mtx", lambdas;
+  bool permute = false;
+  clp.setOption("matrices", &matrices, "comma-separated .mtx files (relative to TRIDENT_MATRIX_DIR)");
+  clp.setOption("lambdas", &lambdas, "comma-separated ranks per group (default: every divisor of P)");
+  clp.setOption("permute", "no-permute", &permute, "also with \"trident: permute\" = \"random\"");
+  if (clp.parse(argc, argv) != Teuchos::CommandLineProcessor::PARSE_SUCCESSFUL) return 2;
+  const int P = size();
+  std::vector<int> lams;
+  if (lambdas.empty())
+    lams = divisors(P);
+  else
+    for (auto& l : split(lambdas)) lams.push_back(std::stoi(l));
+  Tally tally;
+  tally.verbose(false);
+
+  struct Case {
+    std::string algo, grid, fetch;
+  };
+  const std::vector<Case> cases = {{"tpetra", "", ""},           {"summa", "", ""},
+                                   {"trident", "square", "needed"}, {"trident", "square", "whole"},
+                                   {"trident", "rows", "needed"},   {"trident", "rows", "whole"},
+                                   {"trident", "auto", "needed"},   {"trident", "auto", "whole"}};
+  for (const auto& name : split(matrices)) {
+    auto A = Trident::io::readMatrixMarket(matrixDir() + "/" + name, comm);
+    const pl::Pattern pa = Trident::tpetra::gatherPattern(*A, true);
+    const pl::Pattern pb = Trident::tpetra::gatherPattern(*A, false, -1, A->getDomainMap().get());
+    for (int lam : lams) {
+      const pl::Ranks ranks{P, lam};
+      for (const bool perm : permute ? std::vector<bool>{false, true} : std::vector<bool>{false})
+        for (const auto& c : cases) {
+          if (perm && c.algo == "tpetra") continue;
+          auto params = Teuchos::rcp(new Teuchos::ParameterList);
+          params->set("trident: algorithm", c.algo);
+          params->set("trident: ranks per group", lam);
+          if (perm) params->set("trident: permute", std::string("random"));
+          if (!c.grid.empty()) params->set("trident: grid", c.grid);
+          if (!c.fetch.empty()) params->set("trident: fetch", c.fetch);
+          auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+          Trident::MatrixMatrix::Multiply(*A, false, *A, false, *C, true, "", params);
+          const Trident::MultiplyStats s = Trident::MatrixMatrix::lastStats();
+
+          pl::PlanOptions opt;
+          opt.permute = perm;
+          pl::Prediction pr;
+          const bool needed = c.fetch != "whole";
+          if (c.algo == "tpetra")
+            pr = pl::predictTpetra(pa, pb, ranks);
+          else if (c.algo == "summa")
+            pr = pl::predictSumma(pa, pb, ranks, opt);
+          else {
+            const int G = ranks.groups();
+            const Trident::TileGrid g = c.grid == "rows"     ? Trident::TileGrid::rowsOnly(G)
+                                        : c.grid == "square" ? Trident::TileGrid::forUnits(G)
+                                                             : pl::tridentAutoGrid(pa, pb, ranks, needed);
+            pr = pl::predictTrident(pa, pb, ranks, g, needed, opt);
+          }
+          const std::string what = name + " P=" + std::to_string(P) + " lambda=" + std::to_string(lam) + " " +
+                                   c.algo + (c.grid.empty() ? "" : " grid=" + c.grid) +
+                                   (c.fetch.empty() ? "" : " fetch=" + c.fetch) + (perm ? " permute" : "");
+          if (c.algo != "tpetra")
+            tally.check(s.grid_rows == pr.grid_rows && s.grid_cols == pr.grid_cols, what + ": grid",
+                        std::to_string(s.grid_rows) + "x" + std::to_string(s.grid_cols) + " vs predicted " +
+                            std::to_string(pr.grid_rows) + "x" + std::to_string(pr.grid_cols));
+          const std::pair<const char*, std::pair<std::uint64_t, const std::vector<std::uint64_t>*>> fields[] = {
+              {"Gi received", {s.gi_bytes_recv, &pr.gi_recv}}, {"Gi sent", {s.gi_bytes_sent, &pr.gi_sent}},
+              {"Li received", {s.li_bytes_recv, &pr.li_recv}}, {"Li sent", {s.li_bytes_sent, &pr.li_sent}},
+              {"multiply-adds", {s.local_flops, &pr.flops}}};
+          for (const auto& f : fields) {
+            const auto measured = allRanks(f.second.first);
+            const std::string diff = firstDiff(measured, *f.second.second);
+            tally.check(diff.empty(), what + ": " + f.first, diff);
+          }
+        }
+      // "auto": the planner's least predicted time (default machine model) is what runs, and
+      // the bytes it predicted for that algorithm are the bytes measured, on every rank.
+      {
+        auto params = Teuchos::rcp(new Teuchos::ParameterList);
+        params->set("trident: algorithm", std::string("auto"));
+        params->set("trident: ranks per group", lam);
+        auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+        Trident::MatrixMatrix::Multiply(*A, false, *A, false, *C, true, "", params);
+        const Trident::MultiplyStats s = Trident::MatrixMatrix::lastStats();
+        pl::Prediction pr[3] = {pl::predictTpetra(pa, pb, ranks), pl::predictSumma(pa, pb, ranks),
+                                pl::predictTrident(pa, pb, ranks, pl::tridentAutoGrid(pa, pb, ranks, true), true)};
+        const pl::MachineModel model;
+        int best = 0;
+        for (int a = 0; a < 3; ++a)
+          if (pl::predictTime(pr[a], model) < pr[best].time_s) best = a;
+        const std::string what = name + " P=" + std::to_string(P) + " lambda=" + std::to_string(lam) + " auto";
+        tally.check(s.auto_chosen && s.algorithm == pr[best].algo, what + ": chose the least predicted time",
+                    "ran " + s.algorithm + ", least predicted: " + pr[best].algo);
+        tally.check(s.predicted_time == pr[best].time_s, what + ": predicted time reported");
+        tally.check(s.predicted_gi_bytes_recv == s.gi_bytes_recv && s.predicted_li_bytes_recv == s.li_bytes_recv,
+                    what + ": predicted bytes = measured bytes",
+                    "Gi " + std::to_string(s.predicted_gi_bytes_recv) + " vs " + std::to_string(s.gi_bytes_recv) +
+                        ", Li " + std::to_string(s.predicted_li_bytes_recv) + " vs " + std::to_string(s.li_bytes_recv));
+        if (rank() == 0)
+          std::cout << what << ": chose " << s.algorithm << " (predicted " << s.predicted_time << " s, measured "
+                    << s.times.total << " s on rank 0)" << std::endl;
+      }
+    }
+  }
+  return tally.finish();
+}
