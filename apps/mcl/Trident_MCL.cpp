@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include <sys/resource.h>
+
 #include <mpi.h>
 #include <Teuchos_DefaultMpiComm.hpp>
 #include <Teuchos_ParameterList.hpp>
@@ -20,7 +22,9 @@
 #include <Tpetra_RowMatrixTransposer.hpp>
 #include <Tpetra_Vector.hpp>
 
+#include "Trident_MCLRows.hpp"
 #include "Trident_MatrixMatrix.hpp"
+#include <trident/local/PrunedSpGEMM.hpp>
 #include <trident/transport/BigCount.hpp>
 #include "Trident_ProductCounts.hpp"
 #include "Trident_TpetraComm.hpp"
@@ -41,11 +45,17 @@ double now() { return MPI_Wtime(); }
 // mcl stores matrix values as float; values are rounded where mcl stores them.
 inline double store(double v, bool flt) { return flt ? static_cast<double>(static_cast<float>(v)) : v; }
 
+// Scratch of the column pruner, kept between columns so pruning allocates nothing per column.
+template <class I>
+struct PruneScratch {
+  std::vector<I> fullIdx, postIdx;
+  std::vector<double> fullVal, postVal, w;
+};
+
 // mclvKBar(KBAR_SELECT_LARGE): the k-th largest value among those < ignore (k >= n: -FLT_MAX).
-double kBarLarge(const std::vector<double>& v, std::size_t k, double ignore) {
+double kBarLarge(const std::vector<double>& v, std::size_t k, double ignore, std::vector<double>& w) {
   if (k >= v.size()) return -FLT_MAX;
-  std::vector<double> w;
-  w.reserve(v.size());
+  w.clear();
   for (double x : v)
     if (x < ignore) w.push_back(x);
   if (w.empty()) return FLT_MAX;  // cannot happen where mcl calls it
@@ -55,10 +65,9 @@ double kBarLarge(const std::vector<double>& v, std::size_t k, double ignore) {
 }
 
 // mclvKBar(KBAR_SELECT_SMALL): the k-th smallest value among those >= ignore (k >= n: FLT_MAX).
-double kBarSmall(const std::vector<double>& v, std::size_t k, double ignore) {
+double kBarSmall(const std::vector<double>& v, std::size_t k, double ignore, std::vector<double>& w) {
   if (k >= v.size()) return FLT_MAX;
-  std::vector<double> w;
-  w.reserve(v.size());
+  w.clear();
   for (double x : v)
     if (x >= ignore) w.push_back(x);
   if (w.empty()) return -FLT_MAX;
@@ -68,7 +77,8 @@ double kBarSmall(const std::vector<double>& v, std::size_t k, double ignore) {
 }
 
 // Keeps entries with value >= bar (mclvSelectGqBar); returns the kept mass.
-double selectGq(std::vector<long long>& idx, std::vector<double>& val, double bar) {
+template <class I>
+double selectGq(std::vector<I>& idx, std::vector<double>& val, double bar) {
   std::size_t w = 0;
   double mass = 0;
   for (std::size_t r = 0; r < val.size(); ++r) {
@@ -290,8 +300,9 @@ Interpretation interpret(GO_ n, const std::vector<GO_>& src, const std::vector<G
 // ---------------------------------------------------------------------------------------------
 namespace detail {
 
-double pruneColumn(std::vector<long long>& idx, std::vector<double>& val, long long self, const Options& opt,
-                   double* mass_kept) {
+template <class I>
+double pruneColumnImpl(std::vector<I>& idx, std::vector<double>& val, I self, const Options& opt, double* mass_kept,
+                       PruneScratch<I>& s) {
   const bool flt = opt.float_values;
   const std::size_t R = opt.recover_number > 0 ? static_cast<std::size_t>(opt.recover_number) : 0;
   const std::size_t S = opt.select_number > 0 ? static_cast<std::size_t>(opt.select_number) : 0;
@@ -303,11 +314,11 @@ double pruneColumn(std::vector<long long>& idx, std::vector<double>& val, long l
     center += v * v;
     if (v > maxval) maxval = v;
   }
-  std::vector<long long> fullIdx;
-  std::vector<double> fullVal;
+  std::vector<I>& fullIdx = s.fullIdx;
+  std::vector<double>& fullVal = s.fullVal;
   if (R) {
-    fullIdx = idx;
-    fullVal = val;
+    fullIdx.assign(idx.begin(), idx.end());
+    fullVal.assign(val.begin(), val.end());
   }
   const std::size_t nFull = val.size();
   double massPrune = selectGq(idx, val, cut);
@@ -321,23 +332,23 @@ double pruneColumn(std::vector<long long>& idx, std::vector<double>& val, long l
   }
   if (R && nPrune < R && massPrune < pct) {
     // Recover to at most R entries from the un-pruned column.
-    double rbar = nFull > R ? kBarLarge(fullVal, R - nPrune, cut) : 0.0;
+    double rbar = nFull > R ? kBarLarge(fullVal, R - nPrune, cut, s.w) : 0.0;
     idx.swap(fullIdx);
     val.swap(fullVal);
     massFinal = selectGq(idx, val, rbar);
   } else if (S && nPrune > S) {
-    std::vector<long long> postIdx;
-    std::vector<double> postVal;
+    std::vector<I>& postIdx = s.postIdx;
+    std::vector<double>& postVal = s.postVal;
     if (R) {
-      postIdx = idx;
-      postVal = val;
+      postIdx.assign(idx.begin(), idx.end());
+      postVal.assign(val.begin(), val.end());
     }
-    double sbar = nPrune >= 2 * S ? kBarLarge(val, S, FLT_MAX) : kBarSmall(val, nPrune - S + 1, -FLT_MAX);
+    double sbar = nPrune >= 2 * S ? kBarLarge(val, S, FLT_MAX, s.w) : kBarSmall(val, nPrune - S + 1, -FLT_MAX, s.w);
     double massSelect = selectGq(idx, val, sbar);
     const std::size_t nSelect = val.size();
     massFinal = massSelect;
     if (R && nSelect < R && massSelect < pct) {
-      double rbar = nPrune > R ? kBarLarge(postVal, R - nSelect, sbar) : 0.0;
+      double rbar = nPrune > R ? kBarLarge(postVal, R - nSelect, sbar, s.w) : 0.0;
       idx.swap(postIdx);
       val.swap(postVal);
       massFinal = selectGq(idx, val, rbar);
@@ -349,7 +360,204 @@ double pruneColumn(std::vector<long long>& idx, std::vector<double>& val, long l
   return (maxval - center) * static_cast<double>(val.size());
 }
 
+double pruneColumn(std::vector<long long>& idx, std::vector<double>& val, long long self, const Options& opt,
+                   double* mass_kept) {
+  PruneScratch<long long> s;
+  return pruneColumnImpl(idx, val, self, opt, mass_kept, s);
+}
+
 }  // namespace detail
+
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+// Peak resident set of this process so far (getrusage), in MB.
+double peakRssMb() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;  // Linux reports kB
+}
+
+// mclDag's edges out of node g (one column of the limit, given as idx/val; both are consumed).
+void dagEdges(GO_ g, std::vector<GO_>& idx, std::vector<double>& val, bool flt, std::vector<GO_>& edges) {
+  if (idx.empty()) return;
+  double self = 0, maxv = -DBL_MAX;
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    if (idx[k] == g) self = val[k];
+    maxv = std::max(maxv, val[k]);
+  }
+  const double bar = self < maxv ? 0.999 * self + 0.001 * maxv : self / 1.01;
+  selectGq(idx, val, bar);
+  double sum = 0;
+  for (double v : val) sum += v;
+  if (sum != 0)
+    for (double& v : val) v = store(v / sum, flt);
+  selectGq(idx, val, 1.0 / static_cast<double>(val.size() + 1));
+  for (GO_ c : idx) {
+    edges.push_back(g);
+    edges.push_back(c);
+  }
+}
+
+// The iterations with expansion and pruning fused (Options::algorithm "fused"): T stays a plain
+// CSR block of this rank's whole rows (global column ids) from the first iteration to the last;
+// each iteration fetches the rows of T its rows' columns name (RowExchange) and runs
+// prunedMultiply, whose row pruner is mcl's column pruning followed by inflation. Pruning sees
+// every product row complete and in ascending column order, on whichever rank owns it, so the
+// result does not depend on P. rows: T0 in, the limit out.
+void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const Options& opt, MPI_Comm mpicomm,
+              std::ostream* log) {
+  const bool flt = opt.float_values;
+  const GO_ n = res.n;
+  if (n > Csr::kMaxLocalIndex) throw std::invalid_argument("mcl: fused expansion needs n < 2^31 (32-bit columns)");
+  int P = 1;
+  MPI_Comm_size(mpicomm, &P);
+  const RowExchange ex(gids, n, mpicomm);
+  const std::size_t nloc = gids.size();
+  Csr T(static_cast<std::int64_t>(nloc), n);
+  for (std::size_t i = 0; i < nloc; ++i) T.rowptr[i + 1] = static_cast<std::int64_t>(rows.ptr[i + 1]);
+  T.col.assign(rows.col.begin(), rows.col.end());
+  T.val = std::move(rows.val);
+  rows.clear();
+  auto globalSum = [&](long long x) {
+    long long y = 0;
+    MPI_Allreduce(&x, &y, 1, MPI_LONG_LONG, MPI_SUM, mpicomm);
+    return y;
+  };
+  const long long nnz0 = globalSum(T.nnz());
+  if (log) {
+    *log << "trident-mcl: n=" << n << " nnz=" << nnz0 << " P=" << P
+         << " algorithm=fused (expansion and pruning in one pass, whole rows per rank) I=" << opt.inflation
+         << " P(prune)=" << opt.prune_number << " S=" << opt.select_number << " R=" << opt.recover_number
+         << " pct=" << opt.recover_pct * 100 << "\n";
+    *log << " ite  nnz(in)     nnz(expand)  nnz(prune)   chaos     ph  t_exp   [fetch  mult]    t_prune  "
+            "Gi_bytes      Li_bytes      maxrss_MB\n";
+  }
+
+  PruneScratch<int> scratch;
+  std::vector<char> mark(static_cast<std::size_t>(n), 0);
+  std::vector<int> needed;
+  for (int it = 1; it <= opt.max_iter; ++it) {
+    IterationInfo info;
+    info.iteration = it;
+    info.nnz_before = globalSum(T.nnz());
+    // Nothing un-pruned is stored; what a budget bounds here is B, the rows fetched for a phase
+    // (at most all of T: 12 bytes an entry plus B's row offsets).
+    int phases = 1;
+    if (opt.force_phases > 0) {
+      phases = opt.force_phases;
+    } else if (opt.memory_budget_mb > 0) {
+      const double bytes = 12.0 * static_cast<double>(info.nnz_before) + 8.0 * static_cast<double>(n + 1);
+      phases = static_cast<int>(std::min(1e6, std::ceil(bytes / (opt.memory_budget_mb * 1024.0 * 1024.0))));
+      phases = std::max(phases, 1);
+    }
+    info.phases = phases;
+    // Contiguous row slices with about equal numbers of entries of T.
+    std::vector<std::int64_t> bounds(phases + 1, static_cast<std::int64_t>(nloc));
+    bounds[0] = 0;
+    for (int p = 1; p < phases; ++p) {
+      const std::int64_t target = T.nnz() * p / phases;
+      bounds[p] = std::upper_bound(T.rowptr.begin(), T.rowptr.end(), target) - T.rowptr.begin() - 1;
+      bounds[p] = std::max(bounds[p], bounds[p - 1]);
+    }
+
+    Csr next(static_cast<std::int64_t>(nloc), n);
+    next.col.reserve(T.col.size());
+    next.val.reserve(T.val.size());
+    double localChaos = 0, tFetch = 0, tMult = 0, tPrune = 0;
+    long long localExpanded = 0;
+    ExchangeBytes bytes;
+    const auto pruner = [&](std::int64_t r, std::vector<int>& cols, std::vector<double>& vals) {
+      const double tp = now();
+      std::size_t w = 0;
+      for (std::size_t k = 0; k < vals.size(); ++k) {
+        const double v = store(vals[k], flt);
+        if (v == 0) continue;
+        cols[w] = cols[k];
+        vals[w] = v;
+        ++w;
+      }
+      cols.resize(w);
+      vals.resize(w);
+      localExpanded += static_cast<long long>(w);
+      localChaos = std::max(localChaos,
+                            detail::pruneColumnImpl<int>(cols, vals, static_cast<int>(gids[r]), opt, nullptr, scratch));
+      inflate(vals, opt.inflation, flt);
+      tPrune += now() - tp;
+    };
+    for (int p = 0; p < phases; ++p) {
+      double ta = now();
+      Csr fetched;
+      const Csr* B = &T;
+      if (!ex.ownsAll()) {
+        needed.clear();
+        for (std::int64_t q = T.rowptr[bounds[p]]; q < T.rowptr[bounds[p + 1]]; ++q) mark[T.col[q]] = 1;
+        for (GO_ g = 0; g < n; ++g)
+          if (mark[g]) {
+            needed.push_back(static_cast<int>(g));
+            mark[g] = 0;
+          }
+        fetched = ex.fetch(T, needed, bytes);
+        B = &fetched;
+      }
+      const double tb = now();
+      tFetch += tb - ta;
+      const double pruneBefore = tPrune;
+      Csr part = prunedMultiply(T, *B, bounds[p], bounds[p + 1], pruner);
+      tMult += (now() - tb) - (tPrune - pruneBefore);
+      fetched = Csr();
+      const std::int64_t base = static_cast<std::int64_t>(next.col.size());
+      next.col.insert(next.col.end(), part.col.begin(), part.col.end());
+      next.val.insert(next.val.end(), part.val.begin(), part.val.end());
+      for (std::int64_t r = 0; r < part.nrows; ++r) next.rowptr[bounds[p] + r + 1] = base + part.rowptr[r + 1];
+    }
+    T = std::move(next);
+
+    double loc[5] = {localChaos, tFetch + tMult, tPrune, tFetch, tMult}, glob[5];
+    MPI_Allreduce(loc, glob, 5, MPI_DOUBLE, MPI_MAX, mpicomm);
+    long long cnt[4] = {localExpanded, static_cast<long long>(T.nnz()), static_cast<long long>(bytes.gi),
+                        static_cast<long long>(bytes.li)},
+              cntg[4];
+    MPI_Allreduce(cnt, cntg, 4, MPI_LONG_LONG, MPI_SUM, mpicomm);
+    double rss = peakRssMb();
+    MPI_Allreduce(MPI_IN_PLACE, &rss, 1, MPI_DOUBLE, MPI_MAX, mpicomm);
+    info.chaos = glob[0];
+    info.time_expand = glob[1];
+    info.time_prune = glob[2];
+    info.time_fetch = glob[3];
+    info.time_multiply = glob[4];
+    info.expand_phases.li_allgather = glob[3];
+    info.expand_phases.local_multiply = glob[4];
+    info.expand_phases.total = glob[1];
+    info.nnz_expanded = cntg[0];
+    info.nnz_pruned = cntg[1];
+    info.gi_bytes = static_cast<std::uint64_t>(cntg[2]);
+    info.li_bytes = static_cast<std::uint64_t>(cntg[3]);
+    info.peak_rss_mb = rss;
+    res.history.push_back(info);
+    res.time_expand += info.time_expand;
+    res.iterations = it;
+    if (log) {
+      *log << std::setw(4) << it << "  " << std::setw(10) << info.nnz_before << "  " << std::setw(11)
+           << info.nnz_expanded << "  " << std::setw(11) << info.nnz_pruned << "  " << std::setw(8) << std::fixed
+           << std::setprecision(4) << info.chaos << "  " << std::setw(3) << info.phases << "  "
+           << std::setprecision(3) << std::setw(6) << info.time_expand << " [" << std::setw(6) << info.time_fetch
+           << " " << std::setw(6) << info.time_multiply << "]  " << std::setw(6) << info.time_prune << "  "
+           << std::setw(12) << info.gi_bytes << "  " << std::setw(12) << info.li_bytes << "  " << std::setw(8)
+           << std::setprecision(1) << info.peak_rss_mb << "\n"
+           << std::defaultfloat << std::flush;
+    }
+    if (info.chaos < opt.chaos_limit) {
+      res.converged = true;
+      break;
+    }
+  }
+  rows.ptr.assign(T.rowptr.begin(), T.rowptr.end());
+  rows.col.assign(T.col.begin(), T.col.end());
+  rows.val = std::move(T.val);
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 void applyScheme(Options& o, int scheme) {
@@ -375,8 +583,9 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
   if (A.getGlobalNumRows() != A.getGlobalNumCols())
     throw std::invalid_argument("mcl: the input matrix must be square");
   if (!(opt.inflation > 0)) throw std::invalid_argument("mcl: inflation must be > 0");
-  if (opt.algorithm != "trident" && opt.algorithm != "summa" && opt.algorithm != "tpetra")
-    throw std::invalid_argument("mcl: unknown algorithm '" + opt.algorithm + "' (trident|summa|tpetra)");
+  if (opt.algorithm != "fused" && opt.algorithm != "trident" && opt.algorithm != "summa" && opt.algorithm != "tpetra")
+    throw std::invalid_argument("mcl: unknown algorithm '" + opt.algorithm + "' (fused|trident|summa|tpetra)");
+  const bool fused = opt.algorithm == "fused";
 
   Result res;
   res.n = static_cast<long long>(A.getGlobalNumRows());
@@ -384,13 +593,13 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
   // T0 = M0^T: row i of T0 = column i of A (loops adjusted), normalized.
   Teuchos::RCP<crs_matrix_type> T;
   Teuchos::RCP<const map_type> R;
+  LocalRows rows;
   {
     Tpetra::RowMatrixTransposer<Scalar, LO, GO, Node> transposer(Teuchos::rcpFromRef(A));
     Teuchos::RCP<crs_matrix_type> At = transposer.createTranspose();
     R = At->getRowMap();
     const auto colMap = At->getColMap();
     const std::size_t nloc = R->getNodeNumElements();
-    LocalRows rows;
     std::vector<GO_> idx;
     std::vector<double> val;
     for (std::size_t i = 0; i < nloc; ++i) {
@@ -424,206 +633,203 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
       rows.val.insert(rows.val.end(), val.begin(), val.end());
       rows.ptr.push_back(rows.col.size());
     }
-    T = buildMatrix(R, rows);
   }
   const std::size_t nloc = R->getNodeNumElements();
-  if (log) {
-    *log << "trident-mcl: n=" << res.n << " nnz=" << T->getGlobalNumEntries() << " P=" << comm->getSize()
-         << " algorithm=" << opt.algorithm << " I=" << opt.inflation << " P(prune)=" << opt.prune_number
-         << " S=" << opt.select_number << " R=" << opt.recover_number << " pct=" << opt.recover_pct * 100
-         << "\n";
-    *log << " ite  nnz(in)     nnz(expand)  nnz(prune)   chaos     ph  t_exp   [red_in gi_wait li_ag  "
-            "local  accum  red_out]  t_prune  Gi_bytes      Li_bytes\n";
-  }
-
-  LocalRows next;
   std::vector<GO_> idx;
   std::vector<double> val;
-  for (int it = 1; it <= opt.max_iter; ++it) {
-    IterationInfo info;
-    info.iteration = it;
-    info.nnz_before = static_cast<long long>(T->getGlobalNumEntries());
-
-    // ---- choose the number of phases from a flops-based upper bound on the product size ----
-    std::vector<double> rowFlops(nloc, 0.0);
-    double localFlops = 0;
-    {
-      // B = T: T's row lengths at T's columns; a product row has at most n entries.
-      const auto rl = tpetra::rowLengthsAtColumns(*T, *T);
-      const auto work = tpetra::multiplyAddsPerRow(*T, rl.len, false);
-      for (std::size_t i = 0; i < nloc; ++i) {
-        rowFlops[i] = std::min(static_cast<double>(work[i]), static_cast<double>(res.n));
-        localFlops += rowFlops[i];
-      }
+  std::vector<GO_> edges;  // the limit's DAG, pairs (src, dst)
+  if (fused) {
+    std::vector<GO_> gids(nloc);
+    for (std::size_t i = 0; i < nloc; ++i) gids[i] = R->getGlobalElement(static_cast<LO>(i));
+    R = Teuchos::null;
+    runFused(rows, gids, res, opt, mpicomm, log);
+    for (std::size_t i = 0; i < nloc; ++i) {
+      idx.assign(rows.col.begin() + rows.ptr[i], rows.col.begin() + rows.ptr[i + 1]);
+      val.assign(rows.val.begin() + rows.ptr[i], rows.val.begin() + rows.ptr[i + 1]);
+      dagEdges(gids[i], idx, val, flt, edges);
     }
-    int phases = 1;
-    if (opt.force_phases > 0) {
-      phases = opt.force_phases;
-    } else if (opt.memory_budget_mb > 0) {
-      // Upper bound on the un-pruned product: sum over rows of min(flops, n) entries, about 24
-      // bytes each while the multiply builds it (value, index, workspace).
-      const double bytes = localFlops * 24.0;
-      const double budget = opt.memory_budget_mb * 1024.0 * 1024.0;
-      int mine = static_cast<int>(std::min(1e6, std::ceil(bytes / budget)));
-      MPI_Allreduce(&mine, &phases, 1, MPI_INT, MPI_MAX, mpicomm);
-      phases = std::max(phases, 1);
-    }
-    info.phases = phases;
-    // Slice boundaries: contiguous local rows with about equal flops.
-    std::vector<std::size_t> bounds(phases + 1, nloc);
-    bounds[0] = 0;
-    {
-      double acc = 0;
-      int p = 1;
-      for (std::size_t i = 0; i < nloc && p < phases; ++i) {
-        acc += rowFlops[i];
-        while (p < phases && acc >= localFlops * p / phases) bounds[p++] = i + 1;
-      }
-      for (int q = 1; q <= phases; ++q) bounds[q] = std::max(bounds[q], bounds[q - 1]);
+  } else {
+    T = buildMatrix(R, rows);
+    rows.clear();
+    if (log) {
+      *log << "trident-mcl: n=" << res.n << " nnz=" << T->getGlobalNumEntries() << " P=" << comm->getSize()
+           << " algorithm=" << opt.algorithm << " I=" << opt.inflation << " P(prune)=" << opt.prune_number
+           << " S=" << opt.select_number << " R=" << opt.recover_number << " pct=" << opt.recover_pct * 100
+           << "\n";
+      *log << " ite  nnz(in)     nnz(expand)  nnz(prune)   chaos     ph  t_exp   [red_in gi_wait li_ag  "
+              "local  accum  red_out]  t_prune  Gi_bytes      Li_bytes\n";
     }
 
-    next.clear();
-    double localChaos = 0;
-    long long localExpanded = 0;
-    double tExpand = 0, tPrune = 0;
-    for (int p = 0; p < phases; ++p) {
-      // A_p: T restricted to the slice's rows (all of T when there is one phase).
-      Teuchos::RCP<const crs_matrix_type> Ap = T;
-      if (phases > 1) {
-        Teuchos::ArrayRCP<std::size_t> rp(nloc + 1, 0);
-        std::vector<LO> ci;
-        std::vector<double> cv;
-        for (std::size_t i = 0; i < nloc; ++i) {
-          if (i >= bounds[p] && i < bounds[p + 1]) {
-            typename crs_matrix_type::local_inds_host_view_type inds;
-            typename crs_matrix_type::values_host_view_type vals;
-            T->getLocalRowView(static_cast<LO>(i), inds, vals);
-            for (std::size_t k = 0; k < inds.extent(0); ++k) {
-              ci.push_back(inds(k));
-              cv.push_back(vals(k));
-            }
-          }
-          rp[i + 1] = ci.size();
-        }
-        Teuchos::ArrayRCP<LO> aci(ci.size());
-        Teuchos::ArrayRCP<double> acv(cv.size());
-        std::copy(ci.begin(), ci.end(), aci.begin());
-        std::copy(cv.begin(), cv.end(), acv.begin());
-        auto M = Teuchos::rcp(new crs_matrix_type(R, T->getColMap(), rp, aci, acv));
-        M->expertStaticFillComplete(T->getDomainMap(), T->getRangeMap(), T->getGraph()->getImporter(),
-                                    T->getGraph()->getExporter());
-        Ap = M;
-      }
-      // ---- expansion: the only un-pruned product alive ----
-      auto C = Teuchos::rcp(new crs_matrix_type(R, 0));
-      MPI_Barrier(mpicomm);
-      double ta = now();
-      multiply(*Ap, *T, *C, opt);
-      tExpand += now() - ta;
-      Ap = Teuchos::null;
+    LocalRows next;
+    for (int it = 1; it <= opt.max_iter; ++it) {
+      IterationInfo info;
+      info.iteration = it;
+      info.nnz_before = static_cast<long long>(T->getGlobalNumEntries());
+
+      // ---- choose the number of phases from a flops-based upper bound on the product size ----
+      std::vector<double> rowFlops(nloc, 0.0);
+      double localFlops = 0;
       {
-        const MultiplyStats& s = lastMultiplyStats();
-        ReducedStats rs = reduceStats(s, mpicomm);
-        info.expand_phases += rs.max.times;
-        info.gi_bytes += rs.total.gi_bytes_recv;
-        info.li_bytes += rs.total.li_bytes_recv;
+        // B = T: T's row lengths at T's columns; a product row has at most n entries.
+        const auto rl = tpetra::rowLengthsAtColumns(*T, *T);
+        const auto work = tpetra::multiplyAddsPerRow(*T, rl.len, false);
+        for (std::size_t i = 0; i < nloc; ++i) {
+          rowFlops[i] = std::min(static_cast<double>(work[i]), static_cast<double>(res.n));
+          localFlops += rowFlops[i];
+        }
       }
-      // ---- prune, inflate the slice's columns (local rows) ----
+      int phases = 1;
+      if (opt.force_phases > 0) {
+        phases = opt.force_phases;
+      } else if (opt.memory_budget_mb > 0) {
+        // Upper bound on the un-pruned product: sum over rows of min(flops, n) entries, about 24
+        // bytes each while the multiply builds it (value, index, workspace).
+        const double bytes = localFlops * 24.0;
+        const double budget = opt.memory_budget_mb * 1024.0 * 1024.0;
+        int mine = static_cast<int>(std::min(1e6, std::ceil(bytes / budget)));
+        MPI_Allreduce(&mine, &phases, 1, MPI_INT, MPI_MAX, mpicomm);
+        phases = std::max(phases, 1);
+      }
+      info.phases = phases;
+      // Slice boundaries: contiguous local rows with about equal flops.
+      std::vector<std::size_t> bounds(phases + 1, nloc);
+      bounds[0] = 0;
+      {
+        double acc = 0;
+        int p = 1;
+        for (std::size_t i = 0; i < nloc && p < phases; ++i) {
+          acc += rowFlops[i];
+          while (p < phases && acc >= localFlops * p / phases) bounds[p++] = i + 1;
+        }
+        for (int q = 1; q <= phases; ++q) bounds[q] = std::max(bounds[q], bounds[q - 1]);
+      }
+
+      next.clear();
+      double localChaos = 0;
+      long long localExpanded = 0;
+      double tExpand = 0, tPrune = 0;
+      for (int p = 0; p < phases; ++p) {
+        // A_p: T restricted to the slice's rows (all of T when there is one phase).
+        Teuchos::RCP<const crs_matrix_type> Ap = T;
+        if (phases > 1) {
+          Teuchos::ArrayRCP<std::size_t> rp(nloc + 1, 0);
+          std::vector<LO> ci;
+          std::vector<double> cv;
+          for (std::size_t i = 0; i < nloc; ++i) {
+            if (i >= bounds[p] && i < bounds[p + 1]) {
+              typename crs_matrix_type::local_inds_host_view_type inds;
+              typename crs_matrix_type::values_host_view_type vals;
+              T->getLocalRowView(static_cast<LO>(i), inds, vals);
+              for (std::size_t k = 0; k < inds.extent(0); ++k) {
+                ci.push_back(inds(k));
+                cv.push_back(vals(k));
+              }
+            }
+            rp[i + 1] = ci.size();
+          }
+          Teuchos::ArrayRCP<LO> aci(ci.size());
+          Teuchos::ArrayRCP<double> acv(cv.size());
+          std::copy(ci.begin(), ci.end(), aci.begin());
+          std::copy(cv.begin(), cv.end(), acv.begin());
+          auto M = Teuchos::rcp(new crs_matrix_type(R, T->getColMap(), rp, aci, acv));
+          M->expertStaticFillComplete(T->getDomainMap(), T->getRangeMap(), T->getGraph()->getImporter(),
+                                      T->getGraph()->getExporter());
+          Ap = M;
+        }
+        // ---- expansion: the only un-pruned product alive ----
+        auto C = Teuchos::rcp(new crs_matrix_type(R, 0));
+        MPI_Barrier(mpicomm);
+        double ta = now();
+        multiply(*Ap, *T, *C, opt);
+        tExpand += now() - ta;
+        Ap = Teuchos::null;
+        {
+          const MultiplyStats& s = lastMultiplyStats();
+          ReducedStats rs = reduceStats(s, mpicomm);
+          info.expand_phases += rs.max.times;
+          info.gi_bytes += rs.total.gi_bytes_recv;
+          info.li_bytes += rs.total.li_bytes_recv;
+        }
+        // ---- prune, inflate the slice's columns (local rows) ----
+        double tb = now();
+        const auto cmap = C->getColMap();
+        for (std::size_t i = bounds[p]; i < bounds[p + 1]; ++i) {
+          typename crs_matrix_type::local_inds_host_view_type inds;
+          typename crs_matrix_type::values_host_view_type vals;
+          C->getLocalRowView(static_cast<LO>(i), inds, vals);
+          idx.clear();
+          val.clear();
+          for (std::size_t k = 0; k < inds.extent(0); ++k) {
+            const double v = store(vals(k), flt);
+            if (v == 0) continue;
+            idx.push_back(cmap->getGlobalElement(inds(k)));
+            val.push_back(v);
+          }
+          localExpanded += static_cast<long long>(idx.size());
+          const GO_ g = R->getGlobalElement(static_cast<LO>(i));
+          localChaos = std::max(localChaos, detail::pruneColumn(idx, val, g, opt));
+          inflate(val, opt.inflation, flt);
+          next.col.insert(next.col.end(), idx.begin(), idx.end());
+          next.val.insert(next.val.end(), val.begin(), val.end());
+          next.ptr.push_back(next.col.size());
+        }
+        C = Teuchos::null;
+        tPrune += now() - tb;
+      }
+      // Rows outside every slice cannot exist (bounds cover [0, nloc)); rebuild T.
       double tb = now();
-      const auto cmap = C->getColMap();
-      for (std::size_t i = bounds[p]; i < bounds[p + 1]; ++i) {
+      T = Teuchos::null;
+      T = buildMatrix(R, next);
+      tPrune += now() - tb;
+
+      double loc[3] = {localChaos, tExpand, tPrune}, glob[3];
+      MPI_Allreduce(loc, glob, 3, MPI_DOUBLE, MPI_MAX, mpicomm);
+      long long e = localExpanded, eg = 0;
+      MPI_Allreduce(&e, &eg, 1, MPI_LONG_LONG, MPI_SUM, mpicomm);
+      info.chaos = glob[0];
+      info.time_expand = glob[1];
+      info.time_prune = glob[2];
+      info.nnz_expanded = eg;
+      info.nnz_pruned = static_cast<long long>(T->getGlobalNumEntries());
+      res.history.push_back(info);
+      res.time_expand += info.time_expand;
+      res.iterations = it;
+      if (log) {
+        const PhaseTimes& pt = info.expand_phases;
+        *log << std::setw(4) << it << "  " << std::setw(10) << info.nnz_before << "  " << std::setw(11)
+             << info.nnz_expanded << "  " << std::setw(11) << info.nnz_pruned << "  " << std::setw(8)
+             << std::fixed << std::setprecision(4) << info.chaos << "  " << std::setw(3) << info.phases << "  "
+             << std::setprecision(3) << std::setw(6) << info.time_expand << " [" << std::setw(6)
+             << pt.redistribute_in << " " << std::setw(6) << pt.gi_wait << " " << std::setw(6) << pt.li_allgather
+             << " " << std::setw(6) << pt.local_multiply << " " << std::setw(6) << pt.accumulate << " "
+             << std::setw(6) << pt.redistribute_out << "]  " << std::setw(6) << info.time_prune << "  "
+             << std::setw(12) << info.gi_bytes << "  " << std::setw(12) << info.li_bytes << "\n"
+             << std::defaultfloat << std::flush;
+      }
+      if (info.chaos < opt.chaos_limit) {
+        res.converged = true;
+        break;
+      }
+    }
+
+    // ---- interpretation: the DAG of the limit (mclDag), gathered on rank 0 ----
+    {
+      const auto cmap = T->getColMap();
+      for (std::size_t i = 0; i < nloc; ++i) {
         typename crs_matrix_type::local_inds_host_view_type inds;
         typename crs_matrix_type::values_host_view_type vals;
-        C->getLocalRowView(static_cast<LO>(i), inds, vals);
+        T->getLocalRowView(static_cast<LO>(i), inds, vals);
         idx.clear();
         val.clear();
         for (std::size_t k = 0; k < inds.extent(0); ++k) {
-          const double v = store(vals(k), flt);
-          if (v == 0) continue;
           idx.push_back(cmap->getGlobalElement(inds(k)));
-          val.push_back(v);
+          val.push_back(vals(k));
         }
-        localExpanded += static_cast<long long>(idx.size());
-        const GO_ g = R->getGlobalElement(static_cast<LO>(i));
-        localChaos = std::max(localChaos, detail::pruneColumn(idx, val, g, opt));
-        inflate(val, opt.inflation, flt);
-        next.col.insert(next.col.end(), idx.begin(), idx.end());
-        next.val.insert(next.val.end(), val.begin(), val.end());
-        next.ptr.push_back(next.col.size());
+        dagEdges(R->getGlobalElement(static_cast<LO>(i)), idx, val, flt, edges);
       }
-      C = Teuchos::null;
-      tPrune += now() - tb;
     }
-    // Rows outside every slice cannot exist (bounds cover [0, nloc)); rebuild T.
-    double tb = now();
     T = Teuchos::null;
-    T = buildMatrix(R, next);
-    tPrune += now() - tb;
-
-    double loc[3] = {localChaos, tExpand, tPrune}, glob[3];
-    MPI_Allreduce(loc, glob, 3, MPI_DOUBLE, MPI_MAX, mpicomm);
-    long long e = localExpanded, eg = 0;
-    MPI_Allreduce(&e, &eg, 1, MPI_LONG_LONG, MPI_SUM, mpicomm);
-    info.chaos = glob[0];
-    info.time_expand = glob[1];
-    info.time_prune = glob[2];
-    info.nnz_expanded = eg;
-    info.nnz_pruned = static_cast<long long>(T->getGlobalNumEntries());
-    res.history.push_back(info);
-    res.time_expand += info.time_expand;
-    res.iterations = it;
-    if (log) {
-      const PhaseTimes& pt = info.expand_phases;
-      *log << std::setw(4) << it << "  " << std::setw(10) << info.nnz_before << "  " << std::setw(11)
-           << info.nnz_expanded << "  " << std::setw(11) << info.nnz_pruned << "  " << std::setw(8)
-           << std::fixed << std::setprecision(4) << info.chaos << "  " << std::setw(3) << info.phases << "  "
-           << std::setprecision(3) << std::setw(6) << info.time_expand << " [" << std::setw(6)
-           << pt.redistribute_in << " " << std::setw(6) << pt.gi_wait << " " << std::setw(6) << pt.li_allgather
-           << " " << std::setw(6) << pt.local_multiply << " " << std::setw(6) << pt.accumulate << " "
-           << std::setw(6) << pt.redistribute_out << "]  " << std::setw(6) << info.time_prune << "  "
-           << std::setw(12) << info.gi_bytes << "  " << std::setw(12) << info.li_bytes << "\n"
-           << std::defaultfloat << std::flush;
-    }
-    if (info.chaos < opt.chaos_limit) {
-      res.converged = true;
-      break;
-    }
   }
-
-  // ---- interpretation: the DAG of the limit (mclDag), gathered on rank 0 ----
-  std::vector<GO_> edges;  // pairs (src, dst)
-  {
-    const auto cmap = T->getColMap();
-    for (std::size_t i = 0; i < nloc; ++i) {
-      const GO_ g = R->getGlobalElement(static_cast<LO>(i));
-      typename crs_matrix_type::local_inds_host_view_type inds;
-      typename crs_matrix_type::values_host_view_type vals;
-      T->getLocalRowView(static_cast<LO>(i), inds, vals);
-      idx.clear();
-      val.clear();
-      double self = 0, maxv = -DBL_MAX;
-      for (std::size_t k = 0; k < inds.extent(0); ++k) {
-        const GO_ c = cmap->getGlobalElement(inds(k));
-        idx.push_back(c);
-        val.push_back(vals(k));
-        if (c == g) self = vals(k);
-        maxv = std::max(maxv, static_cast<double>(vals(k)));
-      }
-      if (idx.empty()) continue;
-      const double bar = self < maxv ? 0.999 * self + 0.001 * maxv : self / 1.01;
-      selectGq(idx, val, bar);
-      double sum = 0;
-      for (double v : val) sum += v;
-      if (sum != 0)
-        for (double& v : val) v = store(v / sum, flt);
-      selectGq(idx, val, 1.0 / static_cast<double>(val.size() + 1));
-      for (GO_ c : idx) {
-        edges.push_back(g);
-        edges.push_back(c);
-      }
-    }
-  }
-  T = Teuchos::null;
   // 64-bit counts: the gathered edge list outgrows int on large graphs.
   const std::vector<std::int64_t> counts =
       bigcount::gatherCounts(static_cast<std::int64_t>(edges.size()), 0, mpicomm);
@@ -662,12 +868,15 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
     pos += sz;
   }
   res.time_total = now() - t0;
+  res.peak_rss_mb = peakRssMb();
+  MPI_Allreduce(MPI_IN_PLACE, &res.peak_rss_mb, 1, MPI_DOUBLE, MPI_MAX, mpicomm);
   double tt = res.time_total;
   MPI_Allreduce(&tt, &res.time_total, 1, MPI_DOUBLE, MPI_MAX, mpicomm);
   if (log) {
     *log << "trident-mcl: " << res.clusters.size() << " clusters, " << res.iterations << " iterations"
          << (res.converged ? "" : " (not converged)") << ", expansion " << res.time_expand << " s, total "
-         << res.time_total << " s";
+         << res.time_total << " s, peak RSS " << std::fixed << std::setprecision(1) << res.peak_rss_mb
+         << std::defaultfloat << " MB per rank (max)";
     if (res.overlap) *log << ", " << res.overlap << " nodes in overlap (cut)";
     if (res.missing) *log << ", " << res.missing << " unclustered nodes (one cluster)";
     *log << "\n";

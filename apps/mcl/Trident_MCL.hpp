@@ -36,9 +36,13 @@ struct Options {
   bool float_values = true;      // store values in single precision like mcl (see README)
 
   // --- distribution and expansion ---
-  std::string algorithm = "trident";  // "trident" | "summa" | "tpetra"
+  // "fused" (default): whole rows per rank, expansion and pruning in one pass, the iterand kept as
+  // a CSR block between iterations (Trident_MCLRows.hpp). "trident" | "summa" | "tpetra": each
+  // expansion is a full Trident::MatrixMatrix::Multiply with that algorithm, pruned afterwards.
+  std::string algorithm = "fused";
   int ranks_per_group = 0;            // lambda for trident; 0 = Trident's default
-  double memory_budget_mb = 0;        // per-rank budget for one un-pruned product; 0 = no limit
+  double memory_budget_mb = 0;        // per-rank budget for one un-pruned product (fused: for the
+                                      // rows of T fetched per phase); 0 = no limit
   int force_phases = 0;               // > 0: use exactly this many phases (testing)
 
   // --- reporting ---
@@ -58,6 +62,9 @@ struct IterationInfo {
   PhaseTimes expand_phases;        // multiply phase times, max over ranks, summed over phases
   std::uint64_t gi_bytes = 0;      // Gi bytes received, total over ranks and phases
   std::uint64_t li_bytes = 0;      // Li bytes received, total over ranks and phases
+  double time_fetch = 0;           // fused: fetching the needed rows of T (max over ranks)
+  double time_multiply = 0;        // fused: the kernel without the pruning it calls (max over ranks)
+  double peak_rss_mb = 0;          // peak resident set so far, max over ranks (getrusage)
 };
 
 struct Result {
@@ -71,6 +78,7 @@ struct Result {
   long long missing = 0;           // nodes in no cluster (collected into one extra cluster)
   double time_total = 0;           // whole routine, including setup and interpretation
   double time_expand = 0;          // sum of IterationInfo::time_expand
+  double peak_rss_mb = 0;          // peak resident set of the whole run, max over ranks (getrusage)
   std::vector<IterationInfo> history;
 };
 

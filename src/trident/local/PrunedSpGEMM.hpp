@@ -1,0 +1,34 @@
+#pragma once
+// C = prune(A * B), row by row: each finished row of the product goes from the Gustavson
+// accumulator straight to a caller's row pruner, and only what the pruner keeps is stored. This is
+// how mcl expands (it selects and prunes every column while computing it): the un-pruned product,
+// often 10-30x the pruned one, never exists as a whole. The pruner sees each row complete (all of
+// A's row times B), so A and B must hold whole rows of the product's inputs: A some rows, B every
+// row A's columns name.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "trident/local/Csr.hpp"
+
+namespace Trident {
+
+// Called once per row of A, in order, with the product row: columns ascending (B's column
+// indices), values as summed in double. The pruner edits cols/vals in place; what it leaves is
+// the row of the result (it must stay sorted). The vectors are scratch owned by the kernel.
+using RowPruner = std::function<void(std::int64_t row, std::vector<int>& cols, std::vector<double>& vals)>;
+
+struct PrunedSpGEMMCounts {
+  std::uint64_t flops = 0;     // multiply-adds
+  std::uint64_t expanded = 0;  // entries of the un-pruned product (structural)
+};
+
+// Rows [row_begin, row_end) of prune(A * B) as a block of (row_end - row_begin) rows.
+Csr prunedMultiply(const Csr& A, const Csr& B, std::int64_t row_begin, std::int64_t row_end,
+                   const RowPruner& prune, PrunedSpGEMMCounts* counts = nullptr);
+inline Csr prunedMultiply(const Csr& A, const Csr& B, const RowPruner& prune,
+                          PrunedSpGEMMCounts* counts = nullptr) {
+  return prunedMultiply(A, B, 0, A.nrows, prune, counts);
+}
+
+}  // namespace Trident
