@@ -48,8 +48,7 @@ inline double store(double v, bool flt) { return flt ? static_cast<double>(stati
 // Scratch of the column pruner, kept between columns so pruning allocates nothing per column.
 template <class I>
 struct PruneScratch {
-  std::vector<I> fullIdx, postIdx;
-  std::vector<double> fullVal, postVal, w;
+  std::vector<double> w;  // kBar's working copy
 };
 
 // mclvKBar(KBAR_SELECT_LARGE): the k-th largest value among those < ignore (k >= n: -FLT_MAX).
@@ -124,9 +123,17 @@ Teuchos::RCP<crs_matrix_type> buildMatrix(const Teuchos::RCP<const map_type>& ro
 // mcl's inflation of one column: power, then normalize (mclvInflate).
 void inflate(std::vector<double>& val, double power, bool flt) {
   double sum = 0;
-  for (double& v : val) {
-    v = store(std::pow(v, power), flt);
-    sum += v;
+  if (power == 2.0 && flt) {
+    // A float's square is exact in double, so it equals pow(v, 2) (mcl's default inflation).
+    for (double& v : val) {
+      v = store(v * v, flt);
+      sum += v;
+    }
+  } else {
+    for (double& v : val) {
+      v = store(std::pow(v, power), flt);
+      sum += v;
+    }
   }
   if (sum > 0)
     for (double& v : val) v = store(v / sum, flt);
@@ -300,58 +307,72 @@ Interpretation interpret(GO_ n, const std::vector<GO_>& src, const std::vector<G
 // ---------------------------------------------------------------------------------------------
 namespace detail {
 
-template <class I>
+// Every branch first measures (count and mass of what a bar would keep) and then selects once, in
+// place: mcl's order of decisions, with no copy of the column kept for a recovery that may not come.
+// Masses are summed in column order as mclvSelectGqBar sums them, so the values are mcl's.
+// RoundFirst: the column comes straight from the product: values are first rounded where mcl
+// stores them and zeros dropped, in the same pass that measures the column.
+template <bool RoundFirst, class I>
 double pruneColumnImpl(std::vector<I>& idx, std::vector<double>& val, I self, const Options& opt, double* mass_kept,
-                       PruneScratch<I>& s) {
+                       PruneScratch<I>& s, std::size_t* n_nonzero = nullptr) {
   const bool flt = opt.float_values;
   const std::size_t R = opt.recover_number > 0 ? static_cast<std::size_t>(opt.recover_number) : 0;
   const std::size_t S = opt.select_number > 0 ? static_cast<std::size_t>(opt.select_number) : 0;
   const double pct = opt.recover_pct;
   const double cut = opt.prune_number > 0 ? 0.99999 / static_cast<double>(opt.prune_number) : 0.0;
 
-  double maxval = 0, center = 0;  // vecMeasure on the un-pruned column
-  for (double v : val) {
+  double maxval = 0, center = 0, massPrune = 0;  // vecMeasure on the un-pruned column
+  std::size_t nPrune = 0, w = 0;
+  for (std::size_t k = 0; k < val.size(); ++k) {
+    double v = val[k];
+    if (RoundFirst) {
+      v = store(v, flt);
+      if (v == 0) continue;
+      idx[w] = idx[k];
+      val[w] = v;
+      ++w;
+    }
     center += v * v;
     if (v > maxval) maxval = v;
+    if (v >= cut) {
+      massPrune += v;
+      ++nPrune;
+    }
   }
-  std::vector<I>& fullIdx = s.fullIdx;
-  std::vector<double>& fullVal = s.fullVal;
-  if (R) {
-    fullIdx.assign(idx.begin(), idx.end());
-    fullVal.assign(val.begin(), val.end());
+  if (RoundFirst) {
+    idx.resize(w);
+    val.resize(w);
   }
   const std::size_t nFull = val.size();
-  double massPrune = selectGq(idx, val, cut);
-  const std::size_t nPrune = val.size();
+  if (n_nonzero) *n_nonzero = nFull;
   double massFinal = massPrune;
-
-  if (!R && val.empty()) {  // emergency measure: a loop
-    idx.assign(1, self);
-    val.assign(1, 1.0);
-    massFinal = 0;
-  }
   if (R && nPrune < R && massPrune < pct) {
     // Recover to at most R entries from the un-pruned column.
-    double rbar = nFull > R ? kBarLarge(fullVal, R - nPrune, cut, s.w) : 0.0;
-    idx.swap(fullIdx);
-    val.swap(fullVal);
+    const double rbar = nFull > R ? kBarLarge(val, R - nPrune, cut, s.w) : 0.0;
     massFinal = selectGq(idx, val, rbar);
-  } else if (S && nPrune > S) {
-    std::vector<I>& postIdx = s.postIdx;
-    std::vector<double>& postVal = s.postVal;
-    if (R) {
-      postIdx.assign(idx.begin(), idx.end());
-      postVal.assign(val.begin(), val.end());
-    }
-    double sbar = nPrune >= 2 * S ? kBarLarge(val, S, FLT_MAX, s.w) : kBarSmall(val, nPrune - S + 1, -FLT_MAX, s.w);
-    double massSelect = selectGq(idx, val, sbar);
-    const std::size_t nSelect = val.size();
-    massFinal = massSelect;
-    if (R && nSelect < R && massSelect < pct) {
-      double rbar = nPrune > R ? kBarLarge(postVal, R - nSelect, sbar, s.w) : 0.0;
-      idx.swap(postIdx);
-      val.swap(postVal);
-      massFinal = selectGq(idx, val, rbar);
+  } else {
+    selectGq(idx, val, cut);
+    if (!R && val.empty()) {  // emergency measure: a loop
+      idx.assign(1, self);
+      val.assign(1, 1.0);
+      massFinal = 0;
+    } else if (S && nPrune > S) {
+      const double sbar =
+          nPrune >= 2 * S ? kBarLarge(val, S, FLT_MAX, s.w) : kBarSmall(val, nPrune - S + 1, -FLT_MAX, s.w);
+      double massSelect = 0;
+      std::size_t nSelect = 0;
+      for (double v : val)
+        if (v >= sbar) {
+          massSelect += v;
+          ++nSelect;
+        }
+      if (R && nSelect < R && massSelect < pct) {
+        const double rbar = nPrune > R ? kBarLarge(val, R - nSelect, sbar, s.w) : 0.0;
+        massFinal = selectGq(idx, val, rbar);
+      } else {
+        selectGq(idx, val, sbar);
+        massFinal = massSelect;
+      }
     }
   }
   if (massFinal != 0)
@@ -363,7 +384,7 @@ double pruneColumnImpl(std::vector<I>& idx, std::vector<double>& val, I self, co
 double pruneColumn(std::vector<long long>& idx, std::vector<double>& val, long long self, const Options& opt,
                    double* mass_kept) {
   PruneScratch<long long> s;
-  return pruneColumnImpl(idx, val, self, opt, mass_kept, s);
+  return pruneColumnImpl<false>(idx, val, self, opt, mass_kept, s);
 }
 
 }  // namespace detail
@@ -405,6 +426,7 @@ void dagEdges(GO_ g, std::vector<GO_>& idx, std::vector<double>& val, bool flt, 
 // prunedMultiply, whose row pruner is mcl's column pruning followed by inflation. Pruning sees
 // every product row complete and in ascending column order, on whichever rank owns it, so the
 // result does not depend on P. rows: T0 in, the limit out.
+template <class M>
 void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const Options& opt, MPI_Comm mpicomm,
               std::ostream* log) {
   const bool flt = opt.float_values;
@@ -414,10 +436,10 @@ void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const 
   MPI_Comm_size(mpicomm, &P);
   const RowExchange ex(gids, n, mpicomm);
   const std::size_t nloc = gids.size();
-  Csr T(static_cast<std::int64_t>(nloc), n);
+  M T(static_cast<std::int64_t>(nloc), n);
   for (std::size_t i = 0; i < nloc; ++i) T.rowptr[i + 1] = static_cast<std::int64_t>(rows.ptr[i + 1]);
   T.col.assign(rows.col.begin(), rows.col.end());
-  T.val = std::move(rows.val);
+  T.val.assign(rows.val.begin(), rows.val.end());
   rows.clear();
   auto globalSum = [&](long long x) {
     long long y = 0;
@@ -429,9 +451,9 @@ void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const 
     *log << "trident-mcl: n=" << n << " nnz=" << nnz0 << " P=" << P
          << " algorithm=fused (expansion and pruning in one pass, whole rows per rank) I=" << opt.inflation
          << " P(prune)=" << opt.prune_number << " S=" << opt.select_number << " R=" << opt.recover_number
-         << " pct=" << opt.recover_pct * 100 << "\n";
+         << " pct=" << opt.recover_pct * 100 << "; peak RSS so far " << peakRssMb() << " MB\n";
     *log << " ite  nnz(in)     nnz(expand)  nnz(prune)   chaos     ph  t_exp   [fetch  mult]    t_prune  "
-            "Gi_bytes      Li_bytes      maxrss_MB\n";
+            "Gi_bytes      Li_bytes      maxrss_MB  flops\n";
   }
 
   PruneScratch<int> scratch;
@@ -461,34 +483,26 @@ void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const 
       bounds[p] = std::max(bounds[p], bounds[p - 1]);
     }
 
-    Csr next(static_cast<std::int64_t>(nloc), n);
-    next.col.reserve(T.col.size());
-    next.val.reserve(T.val.size());
+    std::vector<M> parts;
     double localChaos = 0, tFetch = 0, tMult = 0, tPrune = 0;
     long long localExpanded = 0;
     ExchangeBytes bytes;
+    PrunedSpGEMMCounts counts;
     const auto pruner = [&](std::int64_t r, std::vector<int>& cols, std::vector<double>& vals) {
       const double tp = now();
-      std::size_t w = 0;
-      for (std::size_t k = 0; k < vals.size(); ++k) {
-        const double v = store(vals[k], flt);
-        if (v == 0) continue;
-        cols[w] = cols[k];
-        vals[w] = v;
-        ++w;
-      }
-      cols.resize(w);
-      vals.resize(w);
-      localExpanded += static_cast<long long>(w);
-      localChaos = std::max(localChaos,
-                            detail::pruneColumnImpl<int>(cols, vals, static_cast<int>(gids[r]), opt, nullptr, scratch));
+      // Rounded and zeros dropped inside the measuring pass, as the unfused path does before it.
+      std::size_t nonzero = 0;
+      const double chaos = detail::pruneColumnImpl<true, int>(cols, vals, static_cast<int>(gids[r]), opt, nullptr,
+                                                              scratch, &nonzero);
+      localExpanded += static_cast<long long>(nonzero);
+      localChaos = std::max(localChaos, chaos);
       inflate(vals, opt.inflation, flt);
       tPrune += now() - tp;
     };
     for (int p = 0; p < phases; ++p) {
       double ta = now();
-      Csr fetched;
-      const Csr* B = &T;
+      M fetched;
+      const M* B = &T;
       if (!ex.ownsAll()) {
         needed.clear();
         for (std::int64_t q = T.rowptr[bounds[p]]; q < T.rowptr[bounds[p + 1]]; ++q) mark[T.col[q]] = 1;
@@ -503,15 +517,26 @@ void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const 
       const double tb = now();
       tFetch += tb - ta;
       const double pruneBefore = tPrune;
-      Csr part = prunedMultiply(T, *B, bounds[p], bounds[p + 1], pruner);
+      parts.push_back(prunedMultiply(T, *B, bounds[p], bounds[p + 1], pruner, &counts));
       tMult += (now() - tb) - (tPrune - pruneBefore);
-      fetched = Csr();
-      const std::int64_t base = static_cast<std::int64_t>(next.col.size());
-      next.col.insert(next.col.end(), part.col.begin(), part.col.end());
-      next.val.insert(next.val.end(), part.val.begin(), part.val.end());
-      for (std::int64_t r = 0; r < part.nrows; ++r) next.rowptr[bounds[p] + r + 1] = base + part.rowptr[r + 1];
     }
-    T = std::move(next);
+    if (phases == 1) {
+      T = std::move(parts[0]);
+    } else {  // stacked into exact-size arrays, each part freed once copied
+      std::int64_t total = 0;
+      for (const M& part : parts) total += part.nnz();
+      M next(static_cast<std::int64_t>(nloc), n);
+      next.col.reserve(static_cast<std::size_t>(total));
+      next.val.reserve(static_cast<std::size_t>(total));
+      for (int p = 0; p < phases; ++p) {
+        const std::int64_t base = static_cast<std::int64_t>(next.col.size());
+        next.col.insert(next.col.end(), parts[p].col.begin(), parts[p].col.end());
+        next.val.insert(next.val.end(), parts[p].val.begin(), parts[p].val.end());
+        for (std::int64_t r = 0; r < parts[p].nrows; ++r) next.rowptr[bounds[p] + r + 1] = base + parts[p].rowptr[r + 1];
+        parts[p] = M();
+      }
+      T = std::move(next);
+    }
 
     double loc[5] = {localChaos, tFetch + tMult, tPrune, tFetch, tMult}, glob[5];
     MPI_Allreduce(loc, glob, 5, MPI_DOUBLE, MPI_MAX, mpicomm);
@@ -530,6 +555,7 @@ void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const 
     info.expand_phases.local_multiply = glob[4];
     info.expand_phases.total = glob[1];
     info.nnz_expanded = cntg[0];
+    info.flops = globalSum(static_cast<long long>(counts.flops));
     info.nnz_pruned = cntg[1];
     info.gi_bytes = static_cast<std::uint64_t>(cntg[2]);
     info.li_bytes = static_cast<std::uint64_t>(cntg[3]);
@@ -544,7 +570,7 @@ void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const 
            << std::setprecision(3) << std::setw(6) << info.time_expand << " [" << std::setw(6) << info.time_fetch
            << " " << std::setw(6) << info.time_multiply << "]  " << std::setw(6) << info.time_prune << "  "
            << std::setw(12) << info.gi_bytes << "  " << std::setw(12) << info.li_bytes << "  " << std::setw(8)
-           << std::setprecision(1) << info.peak_rss_mb << "\n"
+           << std::setprecision(1) << info.peak_rss_mb << "  " << info.flops << "\n"
            << std::defaultfloat << std::flush;
     }
     if (info.chaos < opt.chaos_limit) {
@@ -554,7 +580,7 @@ void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const 
   }
   rows.ptr.assign(T.rowptr.begin(), T.rowptr.end());
   rows.col.assign(T.col.begin(), T.col.end());
-  rows.val = std::move(T.val);
+  rows.val.assign(T.val.begin(), T.val.end());
 }
 
 }  // namespace
@@ -642,7 +668,11 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
     std::vector<GO_> gids(nloc);
     for (std::size_t i = 0; i < nloc; ++i) gids[i] = R->getGlobalElement(static_cast<LO>(i));
     R = Teuchos::null;
-    runFused(rows, gids, res, opt, mpicomm, log);
+    // Single precision is lossless here: every stored value is rounded to float already.
+    if (flt)
+      runFused<CsrFloat>(rows, gids, res, opt, mpicomm, log);
+    else
+      runFused<Csr>(rows, gids, res, opt, mpicomm, log);
     for (std::size_t i = 0; i < nloc; ++i) {
       idx.assign(rows.col.begin() + rows.ptr[i], rows.col.begin() + rows.ptr[i + 1]);
       val.assign(rows.val.begin() + rows.ptr[i], rows.val.begin() + rows.ptr[i + 1]);

@@ -62,6 +62,7 @@ struct IterationInfo {
   PhaseTimes expand_phases;        // multiply phase times, max over ranks, summed over phases
   std::uint64_t gi_bytes = 0;      // Gi bytes received, total over ranks and phases
   std::uint64_t li_bytes = 0;      // Li bytes received, total over ranks and phases
+  std::uint64_t flops = 0;         // fused: multiply-adds of the expansion, total over ranks
   double time_fetch = 0;           // fused: fetching the needed rows of T (max over ranks)
   double time_multiply = 0;        // fused: the kernel without the pruning it calls (max over ranks)
   double peak_rss_mb = 0;          // peak resident set so far, max over ranks (getrusage)

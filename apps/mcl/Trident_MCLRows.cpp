@@ -46,7 +46,18 @@ RowExchange::RowExchange(const std::vector<long long>& my_rows, long long n, MPI
   for (int q = 0; q < P; ++q) sameNode_[q] = leaders[q] == leader ? 1 : 0;
 }
 
-Csr RowExchange::fetch(const Csr& A, const std::vector<int>& needed, ExchangeBytes& bytes) const {
+namespace {
+template <class V>
+MPI_Datatype mpiType();
+template <>
+MPI_Datatype mpiType<double>() { return MPI_DOUBLE; }
+template <>
+MPI_Datatype mpiType<float>() { return MPI_FLOAT; }
+}  // namespace
+
+template <class M>
+M RowExchange::fetch(const M& A, const std::vector<int>& needed, ExchangeBytes& bytes) const {
+  using V = typename decltype(A.val)::value_type;
   int P = 1, me = 0;
   MPI_Comm_size(comm_, &P);
   MPI_Comm_rank(comm_, &me);
@@ -85,7 +96,7 @@ Csr RowExchange::fetch(const Csr& A, const std::vector<int>& needed, ExchangeByt
   }
   const std::int64_t nOut = std::accumulate(entOut.begin(), entOut.end(), std::int64_t{0});
   std::vector<int> colOut;
-  std::vector<double> valOut;
+  std::vector<V> valOut;
   colOut.reserve(static_cast<std::size_t>(nOut));
   valOut.reserve(static_cast<std::size_t>(nOut));
   for (int g : reqIn) {
@@ -93,18 +104,18 @@ Csr RowExchange::fetch(const Csr& A, const std::vector<int>& needed, ExchangeByt
     colOut.insert(colOut.end(), A.col.begin() + A.rowptr[l], A.col.begin() + A.rowptr[l + 1]);
     valOut.insert(valOut.end(), A.val.begin() + A.rowptr[l], A.val.begin() + A.rowptr[l + 1]);
   }
-  Csr B(n_, n_);
+  M B(n_, n_);
   for (std::size_t k = 0; k < reqOut.size(); ++k) B.rowptr[reqOut[k] + 1] = lenIn[k];
   for (long long g = 0; g < n_; ++g) B.rowptr[g + 1] += B.rowptr[g];
   const std::int64_t nIn = B.rowptr[n_];
   // Rows arrive grouped by owner, each owner's ascending; B wants them ascending overall, so they
   // are received into a staging buffer and placed row by row.
   std::vector<int> colIn(static_cast<std::size_t>(nIn));
-  std::vector<double> valIn(static_cast<std::size_t>(nIn));
+  std::vector<V> valIn(static_cast<std::size_t>(nIn));
   bigcount::alltoallv(colOut.data(), entOut, colIn.data(), entIn, MPI_INT, comm_);
-  bigcount::alltoallv(valOut.data(), entOut, valIn.data(), entIn, MPI_DOUBLE, comm_);
+  bigcount::alltoallv(valOut.data(), entOut, valIn.data(), entIn, mpiType<V>(), comm_);
   colOut = std::vector<int>();
-  valOut = std::vector<double>();
+  valOut = std::vector<V>();
   B.col.resize(static_cast<std::size_t>(nIn));
   B.val.resize(static_cast<std::size_t>(nIn));
   std::size_t src = 0;
@@ -120,11 +131,14 @@ Csr RowExchange::fetch(const Csr& A, const std::vector<int>& needed, ExchangeByt
     if (q == me) continue;
     // requests in, lengths and rows received
     const std::uint64_t b = 4u * static_cast<std::uint64_t>(inCount[q]) + 8u * static_cast<std::uint64_t>(reqCount[q]) +
-                            12u * static_cast<std::uint64_t>(entIn[q]);
+                            (4u + sizeof(V)) * static_cast<std::uint64_t>(entIn[q]);
     (sameNode_[q] ? bytes.li : bytes.gi) += b;
   }
   return B;
 }
+
+template Csr RowExchange::fetch<Csr>(const Csr&, const std::vector<int>&, ExchangeBytes&) const;
+template CsrFloat RowExchange::fetch<CsrFloat>(const CsrFloat&, const std::vector<int>&, ExchangeBytes&) const;
 
 }  // namespace mcl
 }  // namespace Trident

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <trident/local/Csr.hpp>
+#include <trident/local/PrunedSpGEMM.hpp>
 
 namespace Trident {
 namespace mcl {
@@ -30,7 +31,9 @@ class RowExchange {
   // A: this rank's rows (local order), columns global ids. needed: ascending global row ids.
   // Returns B with n rows, the needed ones filled from their owners (own ones copied), the others
   // empty. Collective: every rank calls it the same number of times.
-  Csr fetch(const Csr& A, const std::vector<int>& needed, ExchangeBytes& bytes) const;
+  // M: Csr or CsrFloat.
+  template <class M>
+  M fetch(const M& A, const std::vector<int>& needed, ExchangeBytes& bytes) const;
 
  private:
   MPI_Comm comm_;

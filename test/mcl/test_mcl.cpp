@@ -171,11 +171,14 @@ Trident::Csr stochastic(Trident::Csr m) {
   return out;
 }
 
-Trident::Csr randomSquare(int n, int perRow, std::uint64_t seed) {
+// denseEvery > 0: every denseEvery-th row gets 100x the entries, so that one product mixes rows
+// for the kernel's dense accumulator with rows for its sorted-list one.
+Trident::Csr randomSquare(int n, int perRow, std::uint64_t seed, int denseEvery = 0) {
   Trident::Csr m(n, n);
   for (int r = 0; r < n; ++r) {
     std::vector<int> cols;
-    for (int k = 0; k < perRow; ++k) cols.push_back(static_cast<int>(splitmix(seed) % n));
+    const int len = denseEvery > 0 && r % denseEvery == 0 ? 100 * perRow : perRow;
+    for (int k = 0; k < len; ++k) cols.push_back(static_cast<int>(splitmix(seed) % n));
     std::sort(cols.begin(), cols.end());
     cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
     for (int c : cols) {
@@ -221,7 +224,8 @@ void fusedKernelAgainstUnfused(const Trident::Csr& T, const std::string& what) {
     check(counts.expanded == static_cast<std::uint64_t>(full.nnz()) &&
               counts.flops == Trident::multiplyFlops(T, T),
           "fused kernel counts the un-pruned entries and multiply-adds: " + tag);
-    check(ref.nnz() < full.nnz(), "pruning removed entries (the comparison is not vacuous): " + tag);
+    if (&o == &settings[1])  // mcl's defaults may keep a small graph's whole product
+      check(ref.nnz() < full.nnz(), "pruning removed entries (the comparison is not vacuous): " + tag);
     const std::int64_t mid = T.nrows / 3;
     const Trident::Csr a = Trident::prunedMultiply(T, T, 0, mid, pruner);
     const Trident::Csr b = Trident::prunedMultiply(T, T, mid, T.nrows, pruner);
@@ -294,6 +298,7 @@ int main(int argc, char** argv) {
     unitTests();
     fusedKernelAgainstUnfused(stochastic(randomSquare(400, 12, 7)), "random 400x400, 12/row");
     fusedKernelAgainstUnfused(stochastic(randomSquare(300, 40, 11)), "random 300x300, 40/row");
+    fusedKernelAgainstUnfused(stochastic(randomSquare(60000, 2, 13, 10)), "random 60000x60000, mixed 2 and 200/row");
     if (graph != "planted") {
       const std::string path = graph.find('/') == std::string::npos
                                    ? std::string(std::getenv("TRIDENT_MATRIX_DIR") ? std::getenv("TRIDENT_MATRIX_DIR")

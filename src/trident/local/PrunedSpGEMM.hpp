@@ -23,12 +23,31 @@ struct PrunedSpGEMMCounts {
   std::uint64_t expanded = 0;  // entries of the un-pruned product (structural)
 };
 
-// Rows [row_begin, row_end) of prune(A * B) as a block of (row_end - row_begin) rows.
-Csr prunedMultiply(const Csr& A, const Csr& B, std::int64_t row_begin, std::int64_t row_end,
-                   const RowPruner& prune, PrunedSpGEMMCounts* counts = nullptr);
-inline Csr prunedMultiply(const Csr& A, const Csr& B, const RowPruner& prune,
-                          PrunedSpGEMMCounts* counts = nullptr) {
+// The same block layout as Csr with single-precision values: MCL keeps its iterand in float, as mcl
+// does (its values are rounded to float anyway), which is a third less memory per entry.
+struct CsrFloat {
+  std::int64_t nrows = 0, ncols = 0;
+  std::vector<std::int64_t> rowptr{0};
+  std::vector<int> col;
+  std::vector<float> val;
+  CsrFloat() = default;
+  CsrFloat(std::int64_t rows, std::int64_t cols) : nrows(rows), ncols(cols), rowptr(rows + 1, 0) {}
+  std::int64_t nnz() const { return rowptr.empty() ? 0 : rowptr.back(); }
+};
+
+// Rows [row_begin, row_end) of prune(A * B) as a block of (row_end - row_begin) rows. Products are
+// summed in double whatever the stored type; M is Csr or CsrFloat.
+template <class M>
+M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t row_end, const RowPruner& prune,
+                 PrunedSpGEMMCounts* counts = nullptr);
+template <class M>
+M prunedMultiply(const M& A, const M& B, const RowPruner& prune, PrunedSpGEMMCounts* counts = nullptr) {
   return prunedMultiply(A, B, 0, A.nrows, prune, counts);
 }
+
+extern template Csr prunedMultiply<Csr>(const Csr&, const Csr&, std::int64_t, std::int64_t, const RowPruner&,
+                                        PrunedSpGEMMCounts*);
+extern template CsrFloat prunedMultiply<CsrFloat>(const CsrFloat&, const CsrFloat&, std::int64_t, std::int64_t,
+                                                  const RowPruner&, PrunedSpGEMMCounts*);
 
 }  // namespace Trident
