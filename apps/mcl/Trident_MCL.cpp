@@ -440,7 +440,7 @@ void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const 
   for (std::size_t i = 0; i < nloc; ++i) T.rowptr[i + 1] = static_cast<std::int64_t>(rows.ptr[i + 1]);
   T.col.assign(rows.col.begin(), rows.col.end());
   T.val.assign(rows.val.begin(), rows.val.end());
-  rows.clear();
+  rows = LocalRows();  // released, not just emptied: T0 in 64-bit indices and doubles is twice T0 here
   auto globalSum = [&](long long x) {
     long long y = 0;
     MPI_Allreduce(&x, &y, 1, MPI_LONG_LONG, MPI_SUM, mpicomm);
@@ -453,7 +453,7 @@ void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const 
          << " P(prune)=" << opt.prune_number << " S=" << opt.select_number << " R=" << opt.recover_number
          << " pct=" << opt.recover_pct * 100 << "; peak RSS so far " << peakRssMb() << " MB\n";
     *log << " ite  nnz(in)     nnz(expand)  nnz(prune)   chaos     ph  t_exp   [fetch  mult]    t_prune  "
-            "Gi_bytes      Li_bytes      maxrss_MB  flops\n";
+            "Gi_bytes      Li_bytes      maxrss_MB  flops (max/avg rank)\n";
   }
 
   PruneScratch<int> scratch;
@@ -556,6 +556,12 @@ void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const 
     info.expand_phases.total = glob[1];
     info.nnz_expanded = cntg[0];
     info.flops = globalSum(static_cast<long long>(counts.flops));
+    {
+      // The layout stays the one T0 came with: this says whether rebalancing would pay.
+      double f = static_cast<double>(counts.flops), fmax = 0;
+      MPI_Allreduce(&f, &fmax, 1, MPI_DOUBLE, MPI_MAX, mpicomm);
+      info.flop_imbalance = info.flops > 0 ? fmax * P / static_cast<double>(info.flops) : 1.0;
+    }
     info.nnz_pruned = cntg[1];
     info.gi_bytes = static_cast<std::uint64_t>(cntg[2]);
     info.li_bytes = static_cast<std::uint64_t>(cntg[3]);
@@ -570,7 +576,8 @@ void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const 
            << std::setprecision(3) << std::setw(6) << info.time_expand << " [" << std::setw(6) << info.time_fetch
            << " " << std::setw(6) << info.time_multiply << "]  " << std::setw(6) << info.time_prune << "  "
            << std::setw(12) << info.gi_bytes << "  " << std::setw(12) << info.li_bytes << "  " << std::setw(8)
-           << std::setprecision(1) << info.peak_rss_mb << "  " << info.flops << "\n"
+           << std::setprecision(1) << info.peak_rss_mb << "  " << info.flops << " (" << std::setprecision(2)
+           << info.flop_imbalance << ")\n"
            << std::defaultfloat << std::flush;
     }
     if (info.chaos < opt.chaos_limit) {

@@ -6,7 +6,8 @@ Usage: bench_vs_mcl.py GRAPH.mtx --trident BUILD/apps/mcl/trident-mcl [--np 1,4]
 The graph is written once as mcl's native matrix (0-based, column j = node j's neighbours; a
 symmetric file expanded, --undirected adds the transpose of a general one), so both programs see
 the same matrix and the same labels. mcl runs single-threaded (-te 1) with the same explicit
-pruning parameters trident-mcl uses by default. Peak RSS is /usr/bin/time's maximum resident set
+pruning parameters trident-mcl uses by default. CPU is user+system time of all processes
+(MPI ranks spin while they wait, so it overstates P > 1). Peak RSS is /usr/bin/time's maximum resident set
 size: for mpirun it is the largest single process (one rank), which is what "per rank" means.
 """
 import argparse, os, re, statistics, subprocess, sys, time
@@ -75,7 +76,8 @@ def timed(cmd, log):
     if r.returncode != 0:
         sys.exit('failed: %s\n%s' % (' '.join(cmd), r.stdout[-3000:]))
     rss = int(re.search(r'Maximum resident set size \(kbytes\): (\d+)', r.stdout).group(1))
-    return dt, rss / 1024.0, r.stdout
+    cpu = sum(float(re.search(r'%s time \(seconds\): ([0-9.]+)' % k, r.stdout).group(1)) for k in ('User', 'System'))
+    return dt, rss / 1024.0, cpu, r.stdout
 
 def main():
     ap = argparse.ArgumentParser()
@@ -99,30 +101,34 @@ def main():
     ref = None
     pruning = ['-I', '2.0', '-P', '10000', '-S', '1100', '-R', '1400', '-pct', '90']
     if not a.skip_mcl:
-        ts, rs = [], []
+        ts, rs, cs = [], [], []
         for t in range(a.trials):
             out = os.path.join(a.workdir, name + '.mclout')
-            dt, rss, _ = timed(['mcl', mci, '-te', '1'] + pruning + ['-o', out], out + '.log')
-            ts.append(dt); rs.append(rss)
+            dt, rss, cpu, _ = timed(['mcl', mci, '-te', '1'] + pruning + ['-o', out], out + '.log')
+            ts.append(dt); rs.append(rss); cs.append(cpu)
         ref = read_native_clusters(out)
-        rows.append(('mcl', 1, statistics.median(ts), ts, max(rs), len(ref), '-'))
+        rows.append(('mcl', 1, statistics.median(ts), ts, max(rs), len(ref), '-', cs))
     for p in [int(x) for x in a.np.split(',')]:
-        ts, rs = [], []
+        ts, rs, cs = [], [], []
         for t in range(a.trials):
             out = os.path.join(a.workdir, '%s.trident.np%d' % (name, p))
             cmd = ['mpirun', '--oversubscribe', '--allow-run-as-root', '--bind-to', 'none', '-np', str(p),
                    a.trident, mtx, '-o', out] + a.extra
-            dt, rss, log = timed(cmd, out + '.log')
-            ts.append(dt); rs.append(rss)
+            dt, rss, cpu, log = timed(cmd, out + '.log')
+            ts.append(dt); rs.append(rss); cs.append(cpu)
         got = read_label_clusters(out)
         same = 'yes' if ref is not None and got == ref else ('no' if ref is not None else '?')
-        rows.append(('trident-mcl P=%d' % p, p, statistics.median(ts), ts, max(rs), len(got), same))
+        rows.append(('trident-mcl P=%d' % p, p, statistics.median(ts), ts, max(rs), len(got), same, cs))
     print('graph %s: n=%d nnz=%d, %d trials, load %s' % (name, n, sum(len(c) for c in cols), a.trials,
           open('/proc/loadavg').read().split()[0]))
-    print('| program | time median [s] | trials [s] | peak RSS [MB] | clusters | identical to mcl |')
-    print('|---|---|---|---|---|---|')
+    print('| program | wall median [s] | wall trials [s] | CPU median [s] | vs mcl (wall / CPU) | peak RSS per process [MB] | clusters | identical to mcl |')
+    print('|---|---|---|---|---|---|---|---|')
+    base = rows[0] if rows and rows[0][0] == 'mcl' else None
     for r in rows:
-        print('| %s | %.2f | %s | %.0f | %d | %s |' % (r[0], r[2], ' '.join('%.2f' % x for x in r[3]), r[4], r[5], r[6]))
+        cm = statistics.median(r[7])
+        rel = '-' if base is None or r is base else '%.2f / %.2f' % (r[2] / base[2], cm / statistics.median(base[7]))
+        print('| %s | %.2f | %s | %.2f | %s | %.0f | %d | %s |' % (r[0], r[2], ' '.join('%.2f' % x for x in r[3]), cm, rel,
+                                                           r[4], r[5], r[6]))
 
 if __name__ == '__main__':
     main()
