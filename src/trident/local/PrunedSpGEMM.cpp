@@ -60,10 +60,18 @@ class RangeAccumulator {
   explicit RangeAccumulator(std::int64_t ncols)
       : acc_(static_cast<std::size_t>(ncols), 0.0), bits_(static_cast<std::size_t>((ncols + 63) / 64), 0) {}
   void add(int c, double v) {
+    addInRange(c, v);
+    span(c, c);
+  }
+  // add() for callers that report the column range with span() themselves (once per sorted row
+  // of B instead of twice per multiply-add).
+  void addInRange(int c, double v) {
     acc_[static_cast<std::size_t>(c)] += v;
     bits_[static_cast<std::size_t>(c) >> 6] |= std::uint64_t{1} << (c & 63);
-    lo_ = std::min(lo_, c);
-    hi_ = std::max(hi_, c);
+  }
+  void span(int lo, int hi) {
+    lo_ = std::min(lo_, lo);
+    hi_ = std::max(hi_, hi);
   }
   std::size_t size() const {
     std::size_t n = 0;
@@ -95,25 +103,96 @@ class RangeAccumulator {
   int lo_ = std::numeric_limits<int>::max(), hi_ = -1;
 };
 
-// Product row r of A*B accumulated in acc, handed to cols/vals in column order.
-template <class M, class Acc>
-void accumulateRow(const M& A, const M& B, std::int64_t r, Acc& acc, std::vector<int>& cols,
-                   std::vector<double>& vals) {
+// For rows that cover most of their column range (MCL's heavy iterations: tens of thousands of
+// multiply-adds into some thousands of columns): the value array alone, read out by a sweep over
+// the range for nonzero values. Nothing but the add per multiply-add, as mcl's own dense
+// ("full matrix-vector") expansion does; the price is that a sum that is exactly 0.0 cannot be told
+// from an untouched column, which is why prunedMultiply drops exact zeros on every path.
+class ScanAccumulator {
+ public:
+  explicit ScanAccumulator(std::int64_t ncols) : acc_(static_cast<std::size_t>(ncols), 0.0) {}
+  void add(int c, double v) {
+    addInRange(c, v);
+    span(c, c);
+  }
+  void addInRange(int c, double v) { acc_[static_cast<std::size_t>(c)] += v; }
+  void span(int lo, int hi) {
+    lo_ = std::min(lo_, lo);
+    hi_ = std::max(hi_, hi);
+  }
+  std::size_t size() const {
+    std::size_t n = 0;
+    for (int c = lo_; c <= hi_; ++c) n += acc_[static_cast<std::size_t>(c)] != 0.0 ? 1 : 0;
+    return n;
+  }
+  template <class Emit>
+  void flush(Emit&& emit) {
+    for (int c = lo_; c <= hi_; ++c) {
+      const double v = acc_[static_cast<std::size_t>(c)];
+      if (v != 0.0) {
+        emit(c, v);
+        acc_[static_cast<std::size_t>(c)] = 0.0;
+      }
+    }
+    lo_ = std::numeric_limits<int>::max();
+    hi_ = -1;
+  }
+
+ private:
+  std::vector<double> acc_;
+  int lo_ = std::numeric_limits<int>::max(), hi_ = -1;
+};
+
+template <class M>
+bool rowsSorted(const M& B) {
+  for (std::int64_t r = 0; r < B.nrows; ++r)
+    for (std::int64_t q = B.rowptr[r] + 1; q < B.rowptr[r + 1]; ++q)
+      if (B.col[q - 1] > B.col[q]) return false;
+  return true;
+}
+
+template <class M>
+void addRows(const M& A, const M& B, std::int64_t r, SortedRowAccumulator& acc, bool) {
   for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
     const double a = static_cast<double>(A.val[p]);
     const int k = A.col[p];
-    for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q)
-      acc.add(B.col[q], a * static_cast<double>(B.val[q]));
+    for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) acc.add(B.col[q], a * static_cast<double>(B.val[q]));
   }
+}
+
+template <class M, class Acc>
+void addRows(const M& A, const M& B, std::int64_t r, Acc& acc, bool bSorted) {
+  for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
+    const double a = static_cast<double>(A.val[p]);
+    const int k = A.col[p];
+    const std::int64_t qb = B.rowptr[k], qe = B.rowptr[k + 1];
+    if (qb == qe) continue;
+    if (bSorted) {
+      acc.span(B.col[qb], B.col[qe - 1]);
+      for (std::int64_t q = qb; q < qe; ++q) acc.addInRange(B.col[q], a * static_cast<double>(B.val[q]));
+    } else {
+      for (std::int64_t q = qb; q < qe; ++q) acc.add(B.col[q], a * static_cast<double>(B.val[q]));
+    }
+  }
+}
+
+// Product row r of A*B accumulated in acc, handed to cols/vals in column order.
+template <class M, class Acc>
+void accumulateRow(const M& A, const M& B, std::int64_t r, Acc& acc, bool bSorted, std::vector<int>& cols,
+                   std::vector<double>& vals) {
+  addRows(A, B, r, acc, bSorted);
   const std::size_t n = acc.size();
   cols.resize(n);
   vals.resize(n);
   int* cp = cols.data();
   double* vp = vals.data();
   acc.flush([&cp, &vp](int c, double v) {
+    if (v == 0.0) return;
     *cp++ = c;
     *vp++ = v;
   });
+  cols.resize(static_cast<std::size_t>(cp - cols.data()));
+  vals.resize(cols.size());
 }
 }  // namespace
 
@@ -130,7 +209,9 @@ M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t ro
   RangeAccumulator dense(B.ncols);
   // Sweeping the bit words costs up to ncols/64 per row; worth it once a row's multiply-adds are
   // a fair fraction of that.
-  const std::int64_t denseFrom = B.ncols / 256;
+  ScanAccumulator full(B.ncols);
+  const std::int64_t denseFrom = B.ncols / 256, fullFrom = B.ncols / 4;
+  const bool bSorted = rowsSorted(B);
   std::vector<int> cols;
   std::vector<double> vals;
   // Kept rows are staged in chunks and copied once into arrays of the exact size, each chunk
@@ -154,10 +235,12 @@ M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t ro
     std::int64_t rowFlops = 0;
     for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) rowFlops += B.rowptr[A.col[p] + 1] - B.rowptr[A.col[p]];
     flops += static_cast<std::uint64_t>(rowFlops);
-    if (rowFlops >= denseFrom)
-      accumulateRow(A, B, r, dense, cols, vals);
+    if (rowFlops >= fullFrom)
+      accumulateRow(A, B, r, full, bSorted, cols, vals);
+    else if (rowFlops >= denseFrom)
+      accumulateRow(A, B, r, dense, bSorted, cols, vals);
     else
-      accumulateRow(A, B, r, spa, cols, vals);
+      accumulateRow(A, B, r, spa, bSorted, cols, vals);
     expanded += cols.size();
     prune(r, cols, vals);
     if (cols.size() != vals.size()) throw std::logic_error("pruned SpGEMM: pruner left cols and vals unequal");

@@ -14,13 +14,14 @@
 namespace Trident {
 
 // Called once per row of A, in order, with the product row: columns ascending (B's column
-// indices), values as summed in double. The pruner edits cols/vals in place; what it leaves is
+// indices), values as summed in double; entries whose sum is exactly 0.0 are left out (the dense
+// accumulator cannot tell them from untouched columns, and a pruner drops them anyway). The pruner edits cols/vals in place; what it leaves is
 // the row of the result (it must stay sorted). The vectors are scratch owned by the kernel.
 using RowPruner = std::function<void(std::int64_t row, std::vector<int>& cols, std::vector<double>& vals)>;
 
 struct PrunedSpGEMMCounts {
   std::uint64_t flops = 0;     // multiply-adds
-  std::uint64_t expanded = 0;  // entries of the un-pruned product (structural)
+  std::uint64_t expanded = 0;  // nonzero entries of the un-pruned product
 };
 
 // The same block layout as Csr with single-precision values: MCL keeps its iterand in float, as mcl
