@@ -2,7 +2,7 @@
 """trident-mcl against Debian's mcl on one graph: time, peak RSS, identical clusters.
 
 Usage: bench_vs_mcl.py GRAPH.mtx --trident BUILD/apps/mcl/trident-mcl [--np 1,4] [--trials 3]
-                       [--undirected] [--workdir DIR] [-- extra trident-mcl options]
+                       [--mcl-trials N] [--undirected] [--workdir DIR] [-- extra trident-mcl options]
 The graph is written once as mcl's native matrix (0-based, column j = node j's neighbours; a
 symmetric file expanded, --undirected adds the transpose of a general one), so both programs see
 the same matrix and the same labels. mcl runs single-threaded (-te 1) with the same explicit
@@ -88,6 +88,7 @@ def main():
     ap.add_argument('--undirected', action='store_true')
     ap.add_argument('--workdir', default='/tmp/trident-mcl-bench')
     ap.add_argument('--skip-mcl', action='store_true')
+    ap.add_argument('--mcl-trials', type=int, default=None, help='trials of mcl (default: --trials)')
     ap.add_argument('extra', nargs='*')
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
@@ -102,7 +103,7 @@ def main():
     pruning = ['-I', '2.0', '-P', '10000', '-S', '1100', '-R', '1400', '-pct', '90']
     if not a.skip_mcl:
         ts, rs, cs = [], [], []
-        for t in range(a.trials):
+        for t in range(a.trials if a.mcl_trials is None else a.mcl_trials):
             out = os.path.join(a.workdir, name + '.mclout')
             dt, rss, cpu, _ = timed(['mcl', mci, '-te', '1'] + pruning + ['-o', out], out + '.log')
             ts.append(dt); rs.append(rss); cs.append(cpu)
