@@ -420,7 +420,7 @@ int main(int argc, char** argv) {
           m << name.str() << ": " << got.size() << " clusters, " << iters << " iterations, " << t
             << " s; vs mcl: " << (got == ref ? "identical" : "differs") << ", ARI " << ari;
           check(got == ref || ari >= 0.95, m.str());
-          // The fused expansion sums every product row in mcl's column order and prunes it whole:
+          // The fused expansion prunes every product column whole, on one rank, as mcl does:
           // nothing but mcl's own clustering is acceptable there.
           if (r.algo == "fused") check(got == ref, name.str() + ": identical to mcl");
           if (r.budget > 0) check(maxPhases > 1, name.str() + ": the budget forced column phases");

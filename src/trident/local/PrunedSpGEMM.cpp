@@ -210,7 +210,7 @@ M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t ro
   // Sweeping the bit words costs up to ncols/64 per row; worth it once a row's multiply-adds are
   // a fair fraction of that.
   ScanAccumulator full(B.ncols);
-  const std::int64_t denseFrom = B.ncols / 256, fullFrom = B.ncols / 4;
+  const std::int64_t denseFrom = B.ncols / 256, fullFrom = 8 * B.ncols;
   const bool bSorted = rowsSorted(B);
   std::vector<int> cols;
   std::vector<double> vals;
