@@ -11,6 +11,8 @@
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
+#include <memory>
+#include <type_traits>
 #include <utility>
 
 #include <sys/resource.h>
@@ -426,16 +428,77 @@ void dagEdges(GO_ g, std::vector<GO_>& idx, std::vector<double>& val, bool flt, 
 // prunedMultiply, whose row pruner is mcl's column pruning followed by inflation. Pruning sees
 // every product row complete and in ascending column order, on whichever rank owns it, so the
 // result does not depend on P. rows: T0 in, the limit out.
+// Moves whole rows of T between ranks so that every rank gets about the same number of
+// multiply-adds in the coming expansion (row i's: the sum of the lengths of the rows its columns
+// name), keeping the rows' global order (ranks take contiguous runs of it). Done only when the
+// largest rank has more than 10% above the average; rows are independent, so the clustering does
+// not change. Returns whether rows moved. Collective.
 template <class M>
-void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const Options& opt, MPI_Comm mpicomm,
+bool rebalance(M& T, std::vector<GO_>& gids, GO_ n, MPI_Comm comm) {
+  int P = 1, me = 0;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &me);
+  const std::size_t nloc = gids.size();
+  std::vector<int> len(static_cast<std::size_t>(n), 0);
+  for (std::size_t i = 0; i < nloc; ++i) len[gids[i]] = static_cast<int>(T.rowptr[i + 1] - T.rowptr[i]);
+  MPI_Allreduce(MPI_IN_PLACE, len.data(), static_cast<int>(n), MPI_INT, MPI_SUM, comm);
+  std::vector<double> work(nloc, 0.0);
+  double mine = 0;
+  for (std::size_t i = 0; i < nloc; ++i) {
+    for (std::int64_t q = T.rowptr[i]; q < T.rowptr[i + 1]; ++q) work[i] += len[T.col[q]];
+    mine += work[i];
+  }
+  double total = 0, most = 0, before = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Exscan(&mine, &before, 1, MPI_DOUBLE, MPI_SUM, comm);
+  if (me == 0) before = 0;
+  if (total <= 0 || most * P <= 1.1 * total) return false;
+  // Destination of each row: where the middle of its work falls on the global work line.
+  std::vector<std::int64_t> rowsTo(P, 0), entsTo(P, 0);
+  std::vector<int> dest(nloc);
+  double acc = before;
+  for (std::size_t i = 0; i < nloc; ++i) {
+    const double mid = acc + 0.5 * work[i];
+    acc += work[i];
+    dest[i] = std::min(P - 1, std::max(0, static_cast<int>(mid * P / total)));
+    rowsTo[dest[i]]++;
+    entsTo[dest[i]] += T.rowptr[i + 1] - T.rowptr[i];
+  }
+  // dest is non-decreasing in i, so the rows for each rank are already contiguous and in order.
+  std::vector<std::int64_t> lenOut(nloc);
+  for (std::size_t i = 0; i < nloc; ++i) lenOut[i] = T.rowptr[i + 1] - T.rowptr[i];
+  const std::vector<std::int64_t> rowsFrom = bigcount::exchangeCounts(rowsTo, comm);
+  const std::vector<std::int64_t> entsFrom = bigcount::exchangeCounts(entsTo, comm);
+  const std::int64_t nNew = std::accumulate(rowsFrom.begin(), rowsFrom.end(), std::int64_t{0});
+  const std::int64_t eNew = std::accumulate(entsFrom.begin(), entsFrom.end(), std::int64_t{0});
+  std::vector<GO_> gNew(static_cast<std::size_t>(nNew));
+  std::vector<std::int64_t> lenNew(static_cast<std::size_t>(nNew));
+  bigcount::alltoallv(gids.data(), rowsTo, gNew.data(), rowsFrom, MPI_LONG_LONG, comm);
+  bigcount::alltoallv(lenOut.data(), rowsTo, lenNew.data(), rowsFrom, MPI_INT64_T, comm);
+  M U(nNew, T.ncols);
+  U.col.resize(static_cast<std::size_t>(eNew));
+  U.val.resize(static_cast<std::size_t>(eNew));
+  using V = typename decltype(T.val)::value_type;
+  bigcount::alltoallv(T.col.data(), entsTo, U.col.data(), entsFrom, MPI_INT, comm);
+  bigcount::alltoallv(T.val.data(), entsTo, U.val.data(), entsFrom,
+                      std::is_same<V, float>::value ? MPI_FLOAT : MPI_DOUBLE, comm);
+  for (std::int64_t i = 0; i < nNew; ++i) U.rowptr[i + 1] = U.rowptr[i] + lenNew[i];
+  T = std::move(U);
+  gids = std::move(gNew);
+  return true;
+}
+
+template <class M>
+void runFused(LocalRows& rows, std::vector<GO_>& gids, Result& res, const Options& opt, MPI_Comm mpicomm,
               std::ostream* log) {
   const bool flt = opt.float_values;
   const GO_ n = res.n;
   if (n > Csr::kMaxLocalIndex) throw std::invalid_argument("mcl: fused expansion needs n < 2^31 (32-bit columns)");
   int P = 1;
   MPI_Comm_size(mpicomm, &P);
-  const RowExchange ex(gids, n, mpicomm);
-  const std::size_t nloc = gids.size();
+  auto ex = std::make_unique<RowExchange>(gids, n, mpicomm);
+  std::size_t nloc = gids.size();
   M T(static_cast<std::int64_t>(nloc), n);
   for (std::size_t i = 0; i < nloc; ++i) T.rowptr[i + 1] = static_cast<std::int64_t>(rows.ptr[i + 1]);
   T.col.assign(rows.col.begin(), rows.col.end());
@@ -474,6 +537,10 @@ void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const 
       phases = std::max(phases, 1);
     }
     info.phases = phases;
+    if (P > 1 && rebalance(T, gids, n, mpicomm)) {
+      ex = std::make_unique<RowExchange>(gids, n, mpicomm);
+      nloc = gids.size();
+    }
     // Contiguous row slices with about equal numbers of entries of T.
     std::vector<std::int64_t> bounds(phases + 1, static_cast<std::int64_t>(nloc));
     bounds[0] = 0;
@@ -503,7 +570,7 @@ void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const 
       double ta = now();
       M fetched;
       const M* B = &T;
-      if (!ex.ownsAll()) {
+      if (!ex->ownsAll()) {
         needed.clear();
         for (std::int64_t q = T.rowptr[bounds[p]]; q < T.rowptr[bounds[p + 1]]; ++q) mark[T.col[q]] = 1;
         for (GO_ g = 0; g < n; ++g)
@@ -511,7 +578,7 @@ void runFused(LocalRows& rows, const std::vector<GO_>& gids, Result& res, const 
             needed.push_back(static_cast<int>(g));
             mark[g] = 0;
           }
-        fetched = ex.fetch(T, needed, bytes);
+        fetched = ex->fetch(T, needed, bytes);
         B = &fetched;
       }
       const double tb = now();
@@ -680,7 +747,7 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
       runFused<CsrFloat>(rows, gids, res, opt, mpicomm, log);
     else
       runFused<Csr>(rows, gids, res, opt, mpicomm, log);
-    for (std::size_t i = 0; i < nloc; ++i) {
+    for (std::size_t i = 0; i < gids.size(); ++i) {  // rows may have moved between ranks
       idx.assign(rows.col.begin() + rows.ptr[i], rows.col.begin() + rows.ptr[i + 1]);
       val.assign(rows.val.begin() + rows.ptr[i], rows.val.begin() + rows.ptr[i + 1]);
       dagEdges(gids[i], idx, val, flt, edges);
