@@ -11,7 +11,11 @@
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
+#include <memory>
+#include <type_traits>
 #include <utility>
+
+#include <sys/resource.h>
 
 #include <mpi.h>
 #include <Teuchos_DefaultMpiComm.hpp>
@@ -20,7 +24,9 @@
 #include <Tpetra_RowMatrixTransposer.hpp>
 #include <Tpetra_Vector.hpp>
 
+#include "Trident_MCLRows.hpp"
 #include "Trident_MatrixMatrix.hpp"
+#include <trident/local/PrunedSpGEMM.hpp>
 #include <trident/transport/BigCount.hpp>
 #include "Trident_ProductCounts.hpp"
 #include "Trident_TpetraComm.hpp"
@@ -41,11 +47,16 @@ double now() { return MPI_Wtime(); }
 // mcl stores matrix values as float; values are rounded where mcl stores them.
 inline double store(double v, bool flt) { return flt ? static_cast<double>(static_cast<float>(v)) : v; }
 
+// Scratch of the column pruner, kept between columns so pruning allocates nothing per column.
+template <class I>
+struct PruneScratch {
+  std::vector<double> w;  // kBar's working copy
+};
+
 // mclvKBar(KBAR_SELECT_LARGE): the k-th largest value among those < ignore (k >= n: -FLT_MAX).
-double kBarLarge(const std::vector<double>& v, std::size_t k, double ignore) {
+double kBarLarge(const std::vector<double>& v, std::size_t k, double ignore, std::vector<double>& w) {
   if (k >= v.size()) return -FLT_MAX;
-  std::vector<double> w;
-  w.reserve(v.size());
+  w.clear();
   for (double x : v)
     if (x < ignore) w.push_back(x);
   if (w.empty()) return FLT_MAX;  // cannot happen where mcl calls it
@@ -55,10 +66,9 @@ double kBarLarge(const std::vector<double>& v, std::size_t k, double ignore) {
 }
 
 // mclvKBar(KBAR_SELECT_SMALL): the k-th smallest value among those >= ignore (k >= n: FLT_MAX).
-double kBarSmall(const std::vector<double>& v, std::size_t k, double ignore) {
+double kBarSmall(const std::vector<double>& v, std::size_t k, double ignore, std::vector<double>& w) {
   if (k >= v.size()) return FLT_MAX;
-  std::vector<double> w;
-  w.reserve(v.size());
+  w.clear();
   for (double x : v)
     if (x >= ignore) w.push_back(x);
   if (w.empty()) return -FLT_MAX;
@@ -68,7 +78,8 @@ double kBarSmall(const std::vector<double>& v, std::size_t k, double ignore) {
 }
 
 // Keeps entries with value >= bar (mclvSelectGqBar); returns the kept mass.
-double selectGq(std::vector<long long>& idx, std::vector<double>& val, double bar) {
+template <class I>
+double selectGq(std::vector<I>& idx, std::vector<double>& val, double bar) {
   std::size_t w = 0;
   double mass = 0;
   for (std::size_t r = 0; r < val.size(); ++r) {
@@ -114,9 +125,17 @@ Teuchos::RCP<crs_matrix_type> buildMatrix(const Teuchos::RCP<const map_type>& ro
 // mcl's inflation of one column: power, then normalize (mclvInflate).
 void inflate(std::vector<double>& val, double power, bool flt) {
   double sum = 0;
-  for (double& v : val) {
-    v = store(std::pow(v, power), flt);
-    sum += v;
+  if (power == 2.0 && flt) {
+    // A float's square is exact in double, so it equals pow(v, 2) (mcl's default inflation).
+    for (double& v : val) {
+      v = store(v * v, flt);
+      sum += v;
+    }
+  } else {
+    for (double& v : val) {
+      v = store(std::pow(v, power), flt);
+      sum += v;
+    }
   }
   if (sum > 0)
     for (double& v : val) v = store(v / sum, flt);
@@ -290,57 +309,72 @@ Interpretation interpret(GO_ n, const std::vector<GO_>& src, const std::vector<G
 // ---------------------------------------------------------------------------------------------
 namespace detail {
 
-double pruneColumn(std::vector<long long>& idx, std::vector<double>& val, long long self, const Options& opt,
-                   double* mass_kept) {
+// Every branch first measures (count and mass of what a bar would keep) and then selects once, in
+// place: mcl's order of decisions, with no copy of the column kept for a recovery that may not come.
+// Masses are summed in column order as mclvSelectGqBar sums them, so the values are mcl's.
+// RoundFirst: the column comes straight from the product: values are first rounded where mcl
+// stores them and zeros dropped, in the same pass that measures the column.
+template <bool RoundFirst, class I>
+double pruneColumnImpl(std::vector<I>& idx, std::vector<double>& val, I self, const Options& opt, double* mass_kept,
+                       PruneScratch<I>& s, std::size_t* n_nonzero = nullptr) {
   const bool flt = opt.float_values;
   const std::size_t R = opt.recover_number > 0 ? static_cast<std::size_t>(opt.recover_number) : 0;
   const std::size_t S = opt.select_number > 0 ? static_cast<std::size_t>(opt.select_number) : 0;
   const double pct = opt.recover_pct;
   const double cut = opt.prune_number > 0 ? 0.99999 / static_cast<double>(opt.prune_number) : 0.0;
 
-  double maxval = 0, center = 0;  // vecMeasure on the un-pruned column
-  for (double v : val) {
+  double maxval = 0, center = 0, massPrune = 0;  // vecMeasure on the un-pruned column
+  std::size_t nPrune = 0, w = 0;
+  for (std::size_t k = 0; k < val.size(); ++k) {
+    double v = val[k];
+    if (RoundFirst) {
+      v = store(v, flt);
+      if (v == 0) continue;
+      idx[w] = idx[k];
+      val[w] = v;
+      ++w;
+    }
     center += v * v;
     if (v > maxval) maxval = v;
+    if (v >= cut) {
+      massPrune += v;
+      ++nPrune;
+    }
   }
-  std::vector<long long> fullIdx;
-  std::vector<double> fullVal;
-  if (R) {
-    fullIdx = idx;
-    fullVal = val;
+  if (RoundFirst) {
+    idx.resize(w);
+    val.resize(w);
   }
   const std::size_t nFull = val.size();
-  double massPrune = selectGq(idx, val, cut);
-  const std::size_t nPrune = val.size();
+  if (n_nonzero) *n_nonzero = nFull;
   double massFinal = massPrune;
-
-  if (!R && val.empty()) {  // emergency measure: a loop
-    idx.assign(1, self);
-    val.assign(1, 1.0);
-    massFinal = 0;
-  }
   if (R && nPrune < R && massPrune < pct) {
     // Recover to at most R entries from the un-pruned column.
-    double rbar = nFull > R ? kBarLarge(fullVal, R - nPrune, cut) : 0.0;
-    idx.swap(fullIdx);
-    val.swap(fullVal);
+    const double rbar = nFull > R ? kBarLarge(val, R - nPrune, cut, s.w) : 0.0;
     massFinal = selectGq(idx, val, rbar);
-  } else if (S && nPrune > S) {
-    std::vector<long long> postIdx;
-    std::vector<double> postVal;
-    if (R) {
-      postIdx = idx;
-      postVal = val;
-    }
-    double sbar = nPrune >= 2 * S ? kBarLarge(val, S, FLT_MAX) : kBarSmall(val, nPrune - S + 1, -FLT_MAX);
-    double massSelect = selectGq(idx, val, sbar);
-    const std::size_t nSelect = val.size();
-    massFinal = massSelect;
-    if (R && nSelect < R && massSelect < pct) {
-      double rbar = nPrune > R ? kBarLarge(postVal, R - nSelect, sbar) : 0.0;
-      idx.swap(postIdx);
-      val.swap(postVal);
-      massFinal = selectGq(idx, val, rbar);
+  } else {
+    selectGq(idx, val, cut);
+    if (!R && val.empty()) {  // emergency measure: a loop
+      idx.assign(1, self);
+      val.assign(1, 1.0);
+      massFinal = 0;
+    } else if (S && nPrune > S) {
+      const double sbar =
+          nPrune >= 2 * S ? kBarLarge(val, S, FLT_MAX, s.w) : kBarSmall(val, nPrune - S + 1, -FLT_MAX, s.w);
+      double massSelect = 0;
+      std::size_t nSelect = 0;
+      for (double v : val)
+        if (v >= sbar) {
+          massSelect += v;
+          ++nSelect;
+        }
+      if (R && nSelect < R && massSelect < pct) {
+        const double rbar = nPrune > R ? kBarLarge(val, R - nSelect, sbar, s.w) : 0.0;
+        massFinal = selectGq(idx, val, rbar);
+      } else {
+        selectGq(idx, val, sbar);
+        massFinal = massSelect;
+      }
     }
   }
   if (massFinal != 0)
@@ -349,7 +383,281 @@ double pruneColumn(std::vector<long long>& idx, std::vector<double>& val, long l
   return (maxval - center) * static_cast<double>(val.size());
 }
 
+double pruneColumn(std::vector<long long>& idx, std::vector<double>& val, long long self, const Options& opt,
+                   double* mass_kept) {
+  PruneScratch<long long> s;
+  return pruneColumnImpl<false>(idx, val, self, opt, mass_kept, s);
+}
+
 }  // namespace detail
+
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+// Peak resident set of this process so far (getrusage), in MB.
+double peakRssMb() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;  // Linux reports kB
+}
+
+// mclDag's edges out of node g (one column of the limit, given as idx/val; both are consumed).
+void dagEdges(GO_ g, std::vector<GO_>& idx, std::vector<double>& val, bool flt, std::vector<GO_>& edges) {
+  if (idx.empty()) return;
+  double self = 0, maxv = -DBL_MAX;
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    if (idx[k] == g) self = val[k];
+    maxv = std::max(maxv, val[k]);
+  }
+  const double bar = self < maxv ? 0.999 * self + 0.001 * maxv : self / 1.01;
+  selectGq(idx, val, bar);
+  double sum = 0;
+  for (double v : val) sum += v;
+  if (sum != 0)
+    for (double& v : val) v = store(v / sum, flt);
+  selectGq(idx, val, 1.0 / static_cast<double>(val.size() + 1));
+  for (GO_ c : idx) {
+    edges.push_back(g);
+    edges.push_back(c);
+  }
+}
+
+// The iterations with expansion and pruning fused (Options::algorithm "fused"): T stays a plain
+// CSR block of this rank's whole rows (global column ids) from the first iteration to the last;
+// each iteration fetches the rows of T its rows' columns name (RowExchange) and runs
+// prunedMultiply, whose row pruner is mcl's column pruning followed by inflation. Pruning sees
+// every product row complete and in ascending column order, on whichever rank owns it, so the
+// result does not depend on P. rows: T0 in, the limit out.
+// Moves whole rows of T between ranks so that every rank gets about the same number of
+// multiply-adds in the coming expansion (row i's: the sum of the lengths of the rows its columns
+// name), keeping the rows' global order (ranks take contiguous runs of it). Done only when the
+// largest rank has more than 10% above the average; rows are independent, so the clustering does
+// not change. Returns whether rows moved. Collective.
+template <class M>
+bool rebalance(M& T, std::vector<GO_>& gids, GO_ n, MPI_Comm comm) {
+  int P = 1, me = 0;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &me);
+  const std::size_t nloc = gids.size();
+  std::vector<int> len(static_cast<std::size_t>(n), 0);
+  for (std::size_t i = 0; i < nloc; ++i) len[gids[i]] = static_cast<int>(T.rowptr[i + 1] - T.rowptr[i]);
+  MPI_Allreduce(MPI_IN_PLACE, len.data(), static_cast<int>(n), MPI_INT, MPI_SUM, comm);
+  std::vector<double> work(nloc, 0.0);
+  double mine = 0;
+  for (std::size_t i = 0; i < nloc; ++i) {
+    for (std::int64_t q = T.rowptr[i]; q < T.rowptr[i + 1]; ++q) work[i] += len[T.col[q]];
+    mine += work[i];
+  }
+  double total = 0, most = 0, before = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Exscan(&mine, &before, 1, MPI_DOUBLE, MPI_SUM, comm);
+  if (me == 0) before = 0;
+  if (total <= 0 || most * P <= 1.1 * total) return false;
+  // Destination of each row: where the middle of its work falls on the global work line.
+  std::vector<std::int64_t> rowsTo(P, 0), entsTo(P, 0);
+  std::vector<int> dest(nloc);
+  double acc = before;
+  for (std::size_t i = 0; i < nloc; ++i) {
+    const double mid = acc + 0.5 * work[i];
+    acc += work[i];
+    dest[i] = std::min(P - 1, std::max(0, static_cast<int>(mid * P / total)));
+    rowsTo[dest[i]]++;
+    entsTo[dest[i]] += T.rowptr[i + 1] - T.rowptr[i];
+  }
+  // dest is non-decreasing in i, so the rows for each rank are already contiguous and in order.
+  std::vector<std::int64_t> lenOut(nloc);
+  for (std::size_t i = 0; i < nloc; ++i) lenOut[i] = T.rowptr[i + 1] - T.rowptr[i];
+  const std::vector<std::int64_t> rowsFrom = bigcount::exchangeCounts(rowsTo, comm);
+  const std::vector<std::int64_t> entsFrom = bigcount::exchangeCounts(entsTo, comm);
+  const std::int64_t nNew = std::accumulate(rowsFrom.begin(), rowsFrom.end(), std::int64_t{0});
+  const std::int64_t eNew = std::accumulate(entsFrom.begin(), entsFrom.end(), std::int64_t{0});
+  std::vector<GO_> gNew(static_cast<std::size_t>(nNew));
+  std::vector<std::int64_t> lenNew(static_cast<std::size_t>(nNew));
+  bigcount::alltoallv(gids.data(), rowsTo, gNew.data(), rowsFrom, MPI_LONG_LONG, comm);
+  bigcount::alltoallv(lenOut.data(), rowsTo, lenNew.data(), rowsFrom, MPI_INT64_T, comm);
+  M U(nNew, T.ncols);
+  U.col.resize(static_cast<std::size_t>(eNew));
+  U.val.resize(static_cast<std::size_t>(eNew));
+  using V = typename decltype(T.val)::value_type;
+  bigcount::alltoallv(T.col.data(), entsTo, U.col.data(), entsFrom, MPI_INT, comm);
+  bigcount::alltoallv(T.val.data(), entsTo, U.val.data(), entsFrom,
+                      std::is_same<V, float>::value ? MPI_FLOAT : MPI_DOUBLE, comm);
+  for (std::int64_t i = 0; i < nNew; ++i) U.rowptr[i + 1] = U.rowptr[i] + lenNew[i];
+  T = std::move(U);
+  gids = std::move(gNew);
+  return true;
+}
+
+template <class M>
+void runFused(LocalRows& rows, std::vector<GO_>& gids, Result& res, const Options& opt, MPI_Comm mpicomm,
+              std::ostream* log) {
+  const bool flt = opt.float_values;
+  const GO_ n = res.n;
+  if (n > Csr::kMaxLocalIndex) throw std::invalid_argument("mcl: fused expansion needs n < 2^31 (32-bit columns)");
+  int P = 1;
+  MPI_Comm_size(mpicomm, &P);
+  auto ex = std::make_unique<RowExchange>(gids, n, mpicomm);
+  std::size_t nloc = gids.size();
+  M T(static_cast<std::int64_t>(nloc), n);
+  for (std::size_t i = 0; i < nloc; ++i) T.rowptr[i + 1] = static_cast<std::int64_t>(rows.ptr[i + 1]);
+  T.col.assign(rows.col.begin(), rows.col.end());
+  T.val.assign(rows.val.begin(), rows.val.end());
+  rows = LocalRows();  // released, not just emptied: T0 in 64-bit indices and doubles is twice T0 here
+  auto globalSum = [&](long long x) {
+    long long y = 0;
+    MPI_Allreduce(&x, &y, 1, MPI_LONG_LONG, MPI_SUM, mpicomm);
+    return y;
+  };
+  const long long nnz0 = globalSum(T.nnz());
+  if (log) {
+    *log << "trident-mcl: n=" << n << " nnz=" << nnz0 << " P=" << P
+         << " algorithm=fused (expansion and pruning in one pass, whole rows per rank) I=" << opt.inflation
+         << " P(prune)=" << opt.prune_number << " S=" << opt.select_number << " R=" << opt.recover_number
+         << " pct=" << opt.recover_pct * 100 << "; peak RSS so far " << peakRssMb() << " MB\n";
+    *log << " ite  nnz(in)     nnz(expand)  nnz(prune)   chaos     ph  t_exp   [fetch  mult]    t_prune  "
+            "Gi_bytes      Li_bytes      maxrss_MB  flops (max/avg rank)\n";
+  }
+
+  PruneScratch<int> scratch;
+  std::vector<char> mark(static_cast<std::size_t>(n), 0);
+  std::vector<int> needed;
+  for (int it = 1; it <= opt.max_iter; ++it) {
+    IterationInfo info;
+    info.iteration = it;
+    info.nnz_before = globalSum(T.nnz());
+    // Nothing un-pruned is stored; what a budget bounds here is B, the rows fetched for a phase
+    // (at most all of T: 12 bytes an entry plus B's row offsets).
+    int phases = 1;
+    if (opt.force_phases > 0) {
+      phases = opt.force_phases;
+    } else if (opt.memory_budget_mb > 0) {
+      const double bytes = 12.0 * static_cast<double>(info.nnz_before) + 8.0 * static_cast<double>(n + 1);
+      phases = static_cast<int>(std::min(1e6, std::ceil(bytes / (opt.memory_budget_mb * 1024.0 * 1024.0))));
+      phases = std::max(phases, 1);
+    }
+    info.phases = phases;
+    if (P > 1 && rebalance(T, gids, n, mpicomm)) {
+      ex = std::make_unique<RowExchange>(gids, n, mpicomm);
+      nloc = gids.size();
+    }
+    // Contiguous row slices with about equal numbers of entries of T.
+    std::vector<std::int64_t> bounds(phases + 1, static_cast<std::int64_t>(nloc));
+    bounds[0] = 0;
+    for (int p = 1; p < phases; ++p) {
+      const std::int64_t target = T.nnz() * p / phases;
+      bounds[p] = std::upper_bound(T.rowptr.begin(), T.rowptr.end(), target) - T.rowptr.begin() - 1;
+      bounds[p] = std::max(bounds[p], bounds[p - 1]);
+    }
+
+    std::vector<M> parts;
+    double localChaos = 0, tFetch = 0, tMult = 0, tPrune = 0;
+    long long localExpanded = 0;
+    ExchangeBytes bytes;
+    PrunedSpGEMMCounts counts;
+    const auto pruner = [&](std::int64_t r, std::vector<int>& cols, std::vector<double>& vals) {
+      const double tp = now();
+      // Rounded and zeros dropped inside the measuring pass, as the unfused path does before it.
+      std::size_t nonzero = 0;
+      const double chaos = detail::pruneColumnImpl<true, int>(cols, vals, static_cast<int>(gids[r]), opt, nullptr,
+                                                              scratch, &nonzero);
+      localExpanded += static_cast<long long>(nonzero);
+      localChaos = std::max(localChaos, chaos);
+      inflate(vals, opt.inflation, flt);
+      tPrune += now() - tp;
+    };
+    for (int p = 0; p < phases; ++p) {
+      double ta = now();
+      M fetched;
+      const M* B = &T;
+      if (!ex->ownsAll()) {
+        needed.clear();
+        for (std::int64_t q = T.rowptr[bounds[p]]; q < T.rowptr[bounds[p + 1]]; ++q) mark[T.col[q]] = 1;
+        for (GO_ g = 0; g < n; ++g)
+          if (mark[g]) {
+            needed.push_back(static_cast<int>(g));
+            mark[g] = 0;
+          }
+        fetched = ex->fetch(T, needed, bytes);
+        B = &fetched;
+      }
+      const double tb = now();
+      tFetch += tb - ta;
+      const double pruneBefore = tPrune;
+      parts.push_back(prunedMultiply(T, *B, bounds[p], bounds[p + 1], pruner, &counts));
+      tMult += (now() - tb) - (tPrune - pruneBefore);
+    }
+    if (phases == 1) {
+      T = std::move(parts[0]);
+    } else {  // stacked into exact-size arrays, each part freed once copied
+      std::int64_t total = 0;
+      for (const M& part : parts) total += part.nnz();
+      M next(static_cast<std::int64_t>(nloc), n);
+      next.col.reserve(static_cast<std::size_t>(total));
+      next.val.reserve(static_cast<std::size_t>(total));
+      for (int p = 0; p < phases; ++p) {
+        const std::int64_t base = static_cast<std::int64_t>(next.col.size());
+        next.col.insert(next.col.end(), parts[p].col.begin(), parts[p].col.end());
+        next.val.insert(next.val.end(), parts[p].val.begin(), parts[p].val.end());
+        for (std::int64_t r = 0; r < parts[p].nrows; ++r) next.rowptr[bounds[p] + r + 1] = base + parts[p].rowptr[r + 1];
+        parts[p] = M();
+      }
+      T = std::move(next);
+    }
+
+    double loc[5] = {localChaos, tFetch + tMult, tPrune, tFetch, tMult}, glob[5];
+    MPI_Allreduce(loc, glob, 5, MPI_DOUBLE, MPI_MAX, mpicomm);
+    long long cnt[4] = {localExpanded, static_cast<long long>(T.nnz()), static_cast<long long>(bytes.gi),
+                        static_cast<long long>(bytes.li)},
+              cntg[4];
+    MPI_Allreduce(cnt, cntg, 4, MPI_LONG_LONG, MPI_SUM, mpicomm);
+    double rss = peakRssMb();
+    MPI_Allreduce(MPI_IN_PLACE, &rss, 1, MPI_DOUBLE, MPI_MAX, mpicomm);
+    info.chaos = glob[0];
+    info.time_expand = glob[1];
+    info.time_prune = glob[2];
+    info.time_fetch = glob[3];
+    info.time_multiply = glob[4];
+    info.expand_phases.li_allgather = glob[3];
+    info.expand_phases.local_multiply = glob[4];
+    info.expand_phases.total = glob[1];
+    info.nnz_expanded = cntg[0];
+    info.flops = globalSum(static_cast<long long>(counts.flops));
+    {
+      // The layout stays the one T0 came with: this says whether rebalancing would pay.
+      double f = static_cast<double>(counts.flops), fmax = 0;
+      MPI_Allreduce(&f, &fmax, 1, MPI_DOUBLE, MPI_MAX, mpicomm);
+      info.flop_imbalance = info.flops > 0 ? fmax * P / static_cast<double>(info.flops) : 1.0;
+    }
+    info.nnz_pruned = cntg[1];
+    info.gi_bytes = static_cast<std::uint64_t>(cntg[2]);
+    info.li_bytes = static_cast<std::uint64_t>(cntg[3]);
+    info.peak_rss_mb = rss;
+    res.history.push_back(info);
+    res.time_expand += info.time_expand;
+    res.iterations = it;
+    if (log) {
+      *log << std::setw(4) << it << "  " << std::setw(10) << info.nnz_before << "  " << std::setw(11)
+           << info.nnz_expanded << "  " << std::setw(11) << info.nnz_pruned << "  " << std::setw(8) << std::fixed
+           << std::setprecision(4) << info.chaos << "  " << std::setw(3) << info.phases << "  "
+           << std::setprecision(3) << std::setw(6) << info.time_expand << " [" << std::setw(6) << info.time_fetch
+           << " " << std::setw(6) << info.time_multiply << "]  " << std::setw(6) << info.time_prune << "  "
+           << std::setw(12) << info.gi_bytes << "  " << std::setw(12) << info.li_bytes << "  " << std::setw(8)
+           << std::setprecision(1) << info.peak_rss_mb << "  " << info.flops << " (" << std::setprecision(2)
+           << info.flop_imbalance << ")\n"
+           << std::defaultfloat << std::flush;
+    }
+    if (info.chaos < opt.chaos_limit) {
+      res.converged = true;
+      break;
+    }
+  }
+  rows.ptr.assign(T.rowptr.begin(), T.rowptr.end());
+  rows.col.assign(T.col.begin(), T.col.end());
+  rows.val.assign(T.val.begin(), T.val.end());
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 void applyScheme(Options& o, int scheme) {
@@ -375,8 +683,9 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
   if (A.getGlobalNumRows() != A.getGlobalNumCols())
     throw std::invalid_argument("mcl: the input matrix must be square");
   if (!(opt.inflation > 0)) throw std::invalid_argument("mcl: inflation must be > 0");
-  if (opt.algorithm != "trident" && opt.algorithm != "summa" && opt.algorithm != "tpetra")
-    throw std::invalid_argument("mcl: unknown algorithm '" + opt.algorithm + "' (trident|summa|tpetra)");
+  if (opt.algorithm != "fused" && opt.algorithm != "trident" && opt.algorithm != "summa" && opt.algorithm != "tpetra")
+    throw std::invalid_argument("mcl: unknown algorithm '" + opt.algorithm + "' (fused|trident|summa|tpetra)");
+  const bool fused = opt.algorithm == "fused";
 
   Result res;
   res.n = static_cast<long long>(A.getGlobalNumRows());
@@ -384,13 +693,13 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
   // T0 = M0^T: row i of T0 = column i of A (loops adjusted), normalized.
   Teuchos::RCP<crs_matrix_type> T;
   Teuchos::RCP<const map_type> R;
+  LocalRows rows;
   {
     Tpetra::RowMatrixTransposer<Scalar, LO, GO, Node> transposer(Teuchos::rcpFromRef(A));
     Teuchos::RCP<crs_matrix_type> At = transposer.createTranspose();
     R = At->getRowMap();
     const auto colMap = At->getColMap();
     const std::size_t nloc = R->getNodeNumElements();
-    LocalRows rows;
     std::vector<GO_> idx;
     std::vector<double> val;
     for (std::size_t i = 0; i < nloc; ++i) {
@@ -424,206 +733,207 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
       rows.val.insert(rows.val.end(), val.begin(), val.end());
       rows.ptr.push_back(rows.col.size());
     }
-    T = buildMatrix(R, rows);
   }
   const std::size_t nloc = R->getNodeNumElements();
-  if (log) {
-    *log << "trident-mcl: n=" << res.n << " nnz=" << T->getGlobalNumEntries() << " P=" << comm->getSize()
-         << " algorithm=" << opt.algorithm << " I=" << opt.inflation << " P(prune)=" << opt.prune_number
-         << " S=" << opt.select_number << " R=" << opt.recover_number << " pct=" << opt.recover_pct * 100
-         << "\n";
-    *log << " ite  nnz(in)     nnz(expand)  nnz(prune)   chaos     ph  t_exp   [red_in gi_wait li_ag  "
-            "local  accum  red_out]  t_prune  Gi_bytes      Li_bytes\n";
-  }
-
-  LocalRows next;
   std::vector<GO_> idx;
   std::vector<double> val;
-  for (int it = 1; it <= opt.max_iter; ++it) {
-    IterationInfo info;
-    info.iteration = it;
-    info.nnz_before = static_cast<long long>(T->getGlobalNumEntries());
-
-    // ---- choose the number of phases from a flops-based upper bound on the product size ----
-    std::vector<double> rowFlops(nloc, 0.0);
-    double localFlops = 0;
-    {
-      // B = T: T's row lengths at T's columns; a product row has at most n entries.
-      const auto rl = tpetra::rowLengthsAtColumns(*T, *T);
-      const auto work = tpetra::multiplyAddsPerRow(*T, rl.len, false);
-      for (std::size_t i = 0; i < nloc; ++i) {
-        rowFlops[i] = std::min(static_cast<double>(work[i]), static_cast<double>(res.n));
-        localFlops += rowFlops[i];
-      }
+  std::vector<GO_> edges;  // the limit's DAG, pairs (src, dst)
+  if (fused) {
+    std::vector<GO_> gids(nloc);
+    for (std::size_t i = 0; i < nloc; ++i) gids[i] = R->getGlobalElement(static_cast<LO>(i));
+    R = Teuchos::null;
+    // Single precision is lossless here: every stored value is rounded to float already.
+    if (flt)
+      runFused<CsrFloat>(rows, gids, res, opt, mpicomm, log);
+    else
+      runFused<Csr>(rows, gids, res, opt, mpicomm, log);
+    for (std::size_t i = 0; i < gids.size(); ++i) {  // rows may have moved between ranks
+      idx.assign(rows.col.begin() + rows.ptr[i], rows.col.begin() + rows.ptr[i + 1]);
+      val.assign(rows.val.begin() + rows.ptr[i], rows.val.begin() + rows.ptr[i + 1]);
+      dagEdges(gids[i], idx, val, flt, edges);
     }
-    int phases = 1;
-    if (opt.force_phases > 0) {
-      phases = opt.force_phases;
-    } else if (opt.memory_budget_mb > 0) {
-      // Upper bound on the un-pruned product: sum over rows of min(flops, n) entries, about 24
-      // bytes each while the multiply builds it (value, index, workspace).
-      const double bytes = localFlops * 24.0;
-      const double budget = opt.memory_budget_mb * 1024.0 * 1024.0;
-      int mine = static_cast<int>(std::min(1e6, std::ceil(bytes / budget)));
-      MPI_Allreduce(&mine, &phases, 1, MPI_INT, MPI_MAX, mpicomm);
-      phases = std::max(phases, 1);
-    }
-    info.phases = phases;
-    // Slice boundaries: contiguous local rows with about equal flops.
-    std::vector<std::size_t> bounds(phases + 1, nloc);
-    bounds[0] = 0;
-    {
-      double acc = 0;
-      int p = 1;
-      for (std::size_t i = 0; i < nloc && p < phases; ++i) {
-        acc += rowFlops[i];
-        while (p < phases && acc >= localFlops * p / phases) bounds[p++] = i + 1;
-      }
-      for (int q = 1; q <= phases; ++q) bounds[q] = std::max(bounds[q], bounds[q - 1]);
+  } else {
+    T = buildMatrix(R, rows);
+    rows.clear();
+    if (log) {
+      *log << "trident-mcl: n=" << res.n << " nnz=" << T->getGlobalNumEntries() << " P=" << comm->getSize()
+           << " algorithm=" << opt.algorithm << " I=" << opt.inflation << " P(prune)=" << opt.prune_number
+           << " S=" << opt.select_number << " R=" << opt.recover_number << " pct=" << opt.recover_pct * 100
+           << "\n";
+      *log << " ite  nnz(in)     nnz(expand)  nnz(prune)   chaos     ph  t_exp   [red_in gi_wait li_ag  "
+              "local  accum  red_out]  t_prune  Gi_bytes      Li_bytes\n";
     }
 
-    next.clear();
-    double localChaos = 0;
-    long long localExpanded = 0;
-    double tExpand = 0, tPrune = 0;
-    for (int p = 0; p < phases; ++p) {
-      // A_p: T restricted to the slice's rows (all of T when there is one phase).
-      Teuchos::RCP<const crs_matrix_type> Ap = T;
-      if (phases > 1) {
-        Teuchos::ArrayRCP<std::size_t> rp(nloc + 1, 0);
-        std::vector<LO> ci;
-        std::vector<double> cv;
-        for (std::size_t i = 0; i < nloc; ++i) {
-          if (i >= bounds[p] && i < bounds[p + 1]) {
-            typename crs_matrix_type::local_inds_host_view_type inds;
-            typename crs_matrix_type::values_host_view_type vals;
-            T->getLocalRowView(static_cast<LO>(i), inds, vals);
-            for (std::size_t k = 0; k < inds.extent(0); ++k) {
-              ci.push_back(inds(k));
-              cv.push_back(vals(k));
-            }
-          }
-          rp[i + 1] = ci.size();
-        }
-        Teuchos::ArrayRCP<LO> aci(ci.size());
-        Teuchos::ArrayRCP<double> acv(cv.size());
-        std::copy(ci.begin(), ci.end(), aci.begin());
-        std::copy(cv.begin(), cv.end(), acv.begin());
-        auto M = Teuchos::rcp(new crs_matrix_type(R, T->getColMap(), rp, aci, acv));
-        M->expertStaticFillComplete(T->getDomainMap(), T->getRangeMap(), T->getGraph()->getImporter(),
-                                    T->getGraph()->getExporter());
-        Ap = M;
-      }
-      // ---- expansion: the only un-pruned product alive ----
-      auto C = Teuchos::rcp(new crs_matrix_type(R, 0));
-      MPI_Barrier(mpicomm);
-      double ta = now();
-      multiply(*Ap, *T, *C, opt);
-      tExpand += now() - ta;
-      Ap = Teuchos::null;
+    LocalRows next;
+    for (int it = 1; it <= opt.max_iter; ++it) {
+      IterationInfo info;
+      info.iteration = it;
+      info.nnz_before = static_cast<long long>(T->getGlobalNumEntries());
+
+      // ---- choose the number of phases from a flops-based upper bound on the product size ----
+      std::vector<double> rowFlops(nloc, 0.0);
+      double localFlops = 0;
       {
-        const MultiplyStats& s = lastMultiplyStats();
-        ReducedStats rs = reduceStats(s, mpicomm);
-        info.expand_phases += rs.max.times;
-        info.gi_bytes += rs.total.gi_bytes_recv;
-        info.li_bytes += rs.total.li_bytes_recv;
+        // B = T: T's row lengths at T's columns; a product row has at most n entries.
+        const auto rl = tpetra::rowLengthsAtColumns(*T, *T);
+        const auto work = tpetra::multiplyAddsPerRow(*T, rl.len, false);
+        for (std::size_t i = 0; i < nloc; ++i) {
+          rowFlops[i] = std::min(static_cast<double>(work[i]), static_cast<double>(res.n));
+          localFlops += rowFlops[i];
+        }
       }
-      // ---- prune, inflate the slice's columns (local rows) ----
+      int phases = 1;
+      if (opt.force_phases > 0) {
+        phases = opt.force_phases;
+      } else if (opt.memory_budget_mb > 0) {
+        // Upper bound on the un-pruned product: sum over rows of min(flops, n) entries, about 24
+        // bytes each while the multiply builds it (value, index, workspace).
+        const double bytes = localFlops * 24.0;
+        const double budget = opt.memory_budget_mb * 1024.0 * 1024.0;
+        int mine = static_cast<int>(std::min(1e6, std::ceil(bytes / budget)));
+        MPI_Allreduce(&mine, &phases, 1, MPI_INT, MPI_MAX, mpicomm);
+        phases = std::max(phases, 1);
+      }
+      info.phases = phases;
+      // Slice boundaries: contiguous local rows with about equal flops.
+      std::vector<std::size_t> bounds(phases + 1, nloc);
+      bounds[0] = 0;
+      {
+        double acc = 0;
+        int p = 1;
+        for (std::size_t i = 0; i < nloc && p < phases; ++i) {
+          acc += rowFlops[i];
+          while (p < phases && acc >= localFlops * p / phases) bounds[p++] = i + 1;
+        }
+        for (int q = 1; q <= phases; ++q) bounds[q] = std::max(bounds[q], bounds[q - 1]);
+      }
+
+      next.clear();
+      double localChaos = 0;
+      long long localExpanded = 0;
+      double tExpand = 0, tPrune = 0;
+      for (int p = 0; p < phases; ++p) {
+        // A_p: T restricted to the slice's rows (all of T when there is one phase).
+        Teuchos::RCP<const crs_matrix_type> Ap = T;
+        if (phases > 1) {
+          Teuchos::ArrayRCP<std::size_t> rp(nloc + 1, 0);
+          std::vector<LO> ci;
+          std::vector<double> cv;
+          for (std::size_t i = 0; i < nloc; ++i) {
+            if (i >= bounds[p] && i < bounds[p + 1]) {
+              typename crs_matrix_type::local_inds_host_view_type inds;
+              typename crs_matrix_type::values_host_view_type vals;
+              T->getLocalRowView(static_cast<LO>(i), inds, vals);
+              for (std::size_t k = 0; k < inds.extent(0); ++k) {
+                ci.push_back(inds(k));
+                cv.push_back(vals(k));
+              }
+            }
+            rp[i + 1] = ci.size();
+          }
+          Teuchos::ArrayRCP<LO> aci(ci.size());
+          Teuchos::ArrayRCP<double> acv(cv.size());
+          std::copy(ci.begin(), ci.end(), aci.begin());
+          std::copy(cv.begin(), cv.end(), acv.begin());
+          auto M = Teuchos::rcp(new crs_matrix_type(R, T->getColMap(), rp, aci, acv));
+          M->expertStaticFillComplete(T->getDomainMap(), T->getRangeMap(), T->getGraph()->getImporter(),
+                                      T->getGraph()->getExporter());
+          Ap = M;
+        }
+        // ---- expansion: the only un-pruned product alive ----
+        auto C = Teuchos::rcp(new crs_matrix_type(R, 0));
+        MPI_Barrier(mpicomm);
+        double ta = now();
+        multiply(*Ap, *T, *C, opt);
+        tExpand += now() - ta;
+        Ap = Teuchos::null;
+        {
+          const MultiplyStats& s = lastMultiplyStats();
+          ReducedStats rs = reduceStats(s, mpicomm);
+          info.expand_phases += rs.max.times;
+          info.gi_bytes += rs.total.gi_bytes_recv;
+          info.li_bytes += rs.total.li_bytes_recv;
+        }
+        // ---- prune, inflate the slice's columns (local rows) ----
+        double tb = now();
+        const auto cmap = C->getColMap();
+        for (std::size_t i = bounds[p]; i < bounds[p + 1]; ++i) {
+          typename crs_matrix_type::local_inds_host_view_type inds;
+          typename crs_matrix_type::values_host_view_type vals;
+          C->getLocalRowView(static_cast<LO>(i), inds, vals);
+          idx.clear();
+          val.clear();
+          for (std::size_t k = 0; k < inds.extent(0); ++k) {
+            const double v = store(vals(k), flt);
+            if (v == 0) continue;
+            idx.push_back(cmap->getGlobalElement(inds(k)));
+            val.push_back(v);
+          }
+          localExpanded += static_cast<long long>(idx.size());
+          const GO_ g = R->getGlobalElement(static_cast<LO>(i));
+          localChaos = std::max(localChaos, detail::pruneColumn(idx, val, g, opt));
+          inflate(val, opt.inflation, flt);
+          next.col.insert(next.col.end(), idx.begin(), idx.end());
+          next.val.insert(next.val.end(), val.begin(), val.end());
+          next.ptr.push_back(next.col.size());
+        }
+        C = Teuchos::null;
+        tPrune += now() - tb;
+      }
+      // Rows outside every slice cannot exist (bounds cover [0, nloc)); rebuild T.
       double tb = now();
-      const auto cmap = C->getColMap();
-      for (std::size_t i = bounds[p]; i < bounds[p + 1]; ++i) {
+      T = Teuchos::null;
+      T = buildMatrix(R, next);
+      tPrune += now() - tb;
+
+      double loc[3] = {localChaos, tExpand, tPrune}, glob[3];
+      MPI_Allreduce(loc, glob, 3, MPI_DOUBLE, MPI_MAX, mpicomm);
+      long long e = localExpanded, eg = 0;
+      MPI_Allreduce(&e, &eg, 1, MPI_LONG_LONG, MPI_SUM, mpicomm);
+      info.chaos = glob[0];
+      info.time_expand = glob[1];
+      info.time_prune = glob[2];
+      info.nnz_expanded = eg;
+      info.nnz_pruned = static_cast<long long>(T->getGlobalNumEntries());
+      res.history.push_back(info);
+      res.time_expand += info.time_expand;
+      res.iterations = it;
+      if (log) {
+        const PhaseTimes& pt = info.expand_phases;
+        *log << std::setw(4) << it << "  " << std::setw(10) << info.nnz_before << "  " << std::setw(11)
+             << info.nnz_expanded << "  " << std::setw(11) << info.nnz_pruned << "  " << std::setw(8)
+             << std::fixed << std::setprecision(4) << info.chaos << "  " << std::setw(3) << info.phases << "  "
+             << std::setprecision(3) << std::setw(6) << info.time_expand << " [" << std::setw(6)
+             << pt.redistribute_in << " " << std::setw(6) << pt.gi_wait << " " << std::setw(6) << pt.li_allgather
+             << " " << std::setw(6) << pt.local_multiply << " " << std::setw(6) << pt.accumulate << " "
+             << std::setw(6) << pt.redistribute_out << "]  " << std::setw(6) << info.time_prune << "  "
+             << std::setw(12) << info.gi_bytes << "  " << std::setw(12) << info.li_bytes << "\n"
+             << std::defaultfloat << std::flush;
+      }
+      if (info.chaos < opt.chaos_limit) {
+        res.converged = true;
+        break;
+      }
+    }
+
+    // ---- interpretation: the DAG of the limit (mclDag), gathered on rank 0 ----
+    {
+      const auto cmap = T->getColMap();
+      for (std::size_t i = 0; i < nloc; ++i) {
         typename crs_matrix_type::local_inds_host_view_type inds;
         typename crs_matrix_type::values_host_view_type vals;
-        C->getLocalRowView(static_cast<LO>(i), inds, vals);
+        T->getLocalRowView(static_cast<LO>(i), inds, vals);
         idx.clear();
         val.clear();
         for (std::size_t k = 0; k < inds.extent(0); ++k) {
-          const double v = store(vals(k), flt);
-          if (v == 0) continue;
           idx.push_back(cmap->getGlobalElement(inds(k)));
-          val.push_back(v);
+          val.push_back(vals(k));
         }
-        localExpanded += static_cast<long long>(idx.size());
-        const GO_ g = R->getGlobalElement(static_cast<LO>(i));
-        localChaos = std::max(localChaos, detail::pruneColumn(idx, val, g, opt));
-        inflate(val, opt.inflation, flt);
-        next.col.insert(next.col.end(), idx.begin(), idx.end());
-        next.val.insert(next.val.end(), val.begin(), val.end());
-        next.ptr.push_back(next.col.size());
+        dagEdges(R->getGlobalElement(static_cast<LO>(i)), idx, val, flt, edges);
       }
-      C = Teuchos::null;
-      tPrune += now() - tb;
     }
-    // Rows outside every slice cannot exist (bounds cover [0, nloc)); rebuild T.
-    double tb = now();
     T = Teuchos::null;
-    T = buildMatrix(R, next);
-    tPrune += now() - tb;
-
-    double loc[3] = {localChaos, tExpand, tPrune}, glob[3];
-    MPI_Allreduce(loc, glob, 3, MPI_DOUBLE, MPI_MAX, mpicomm);
-    long long e = localExpanded, eg = 0;
-    MPI_Allreduce(&e, &eg, 1, MPI_LONG_LONG, MPI_SUM, mpicomm);
-    info.chaos = glob[0];
-    info.time_expand = glob[1];
-    info.time_prune = glob[2];
-    info.nnz_expanded = eg;
-    info.nnz_pruned = static_cast<long long>(T->getGlobalNumEntries());
-    res.history.push_back(info);
-    res.time_expand += info.time_expand;
-    res.iterations = it;
-    if (log) {
-      const PhaseTimes& pt = info.expand_phases;
-      *log << std::setw(4) << it << "  " << std::setw(10) << info.nnz_before << "  " << std::setw(11)
-           << info.nnz_expanded << "  " << std::setw(11) << info.nnz_pruned << "  " << std::setw(8)
-           << std::fixed << std::setprecision(4) << info.chaos << "  " << std::setw(3) << info.phases << "  "
-           << std::setprecision(3) << std::setw(6) << info.time_expand << " [" << std::setw(6)
-           << pt.redistribute_in << " " << std::setw(6) << pt.gi_wait << " " << std::setw(6) << pt.li_allgather
-           << " " << std::setw(6) << pt.local_multiply << " " << std::setw(6) << pt.accumulate << " "
-           << std::setw(6) << pt.redistribute_out << "]  " << std::setw(6) << info.time_prune << "  "
-           << std::setw(12) << info.gi_bytes << "  " << std::setw(12) << info.li_bytes << "\n"
-           << std::defaultfloat << std::flush;
-    }
-    if (info.chaos < opt.chaos_limit) {
-      res.converged = true;
-      break;
-    }
   }
-
-  // ---- interpretation: the DAG of the limit (mclDag), gathered on rank 0 ----
-  std::vector<GO_> edges;  // pairs (src, dst)
-  {
-    const auto cmap = T->getColMap();
-    for (std::size_t i = 0; i < nloc; ++i) {
-      const GO_ g = R->getGlobalElement(static_cast<LO>(i));
-      typename crs_matrix_type::local_inds_host_view_type inds;
-      typename crs_matrix_type::values_host_view_type vals;
-      T->getLocalRowView(static_cast<LO>(i), inds, vals);
-      idx.clear();
-      val.clear();
-      double self = 0, maxv = -DBL_MAX;
-      for (std::size_t k = 0; k < inds.extent(0); ++k) {
-        const GO_ c = cmap->getGlobalElement(inds(k));
-        idx.push_back(c);
-        val.push_back(vals(k));
-        if (c == g) self = vals(k);
-        maxv = std::max(maxv, static_cast<double>(vals(k)));
-      }
-      if (idx.empty()) continue;
-      const double bar = self < maxv ? 0.999 * self + 0.001 * maxv : self / 1.01;
-      selectGq(idx, val, bar);
-      double sum = 0;
-      for (double v : val) sum += v;
-      if (sum != 0)
-        for (double& v : val) v = store(v / sum, flt);
-      selectGq(idx, val, 1.0 / static_cast<double>(val.size() + 1));
-      for (GO_ c : idx) {
-        edges.push_back(g);
-        edges.push_back(c);
-      }
-    }
-  }
-  T = Teuchos::null;
   // 64-bit counts: the gathered edge list outgrows int on large graphs.
   const std::vector<std::int64_t> counts =
       bigcount::gatherCounts(static_cast<std::int64_t>(edges.size()), 0, mpicomm);
@@ -662,12 +972,15 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
     pos += sz;
   }
   res.time_total = now() - t0;
+  res.peak_rss_mb = peakRssMb();
+  MPI_Allreduce(MPI_IN_PLACE, &res.peak_rss_mb, 1, MPI_DOUBLE, MPI_MAX, mpicomm);
   double tt = res.time_total;
   MPI_Allreduce(&tt, &res.time_total, 1, MPI_DOUBLE, MPI_MAX, mpicomm);
   if (log) {
     *log << "trident-mcl: " << res.clusters.size() << " clusters, " << res.iterations << " iterations"
          << (res.converged ? "" : " (not converged)") << ", expansion " << res.time_expand << " s, total "
-         << res.time_total << " s";
+         << res.time_total << " s, peak RSS " << std::fixed << std::setprecision(1) << res.peak_rss_mb
+         << std::defaultfloat << " MB per rank (max)";
     if (res.overlap) *log << ", " << res.overlap << " nodes in overlap (cut)";
     if (res.missing) *log << ", " << res.missing << " unclustered nodes (one cluster)";
     *log << "\n";

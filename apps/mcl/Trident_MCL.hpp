@@ -4,13 +4,17 @@
 // The MCL matrix M is column-stochastic. Tpetra matrices are row-distributed, so the routine
 // stores T = M^T: a column of M (one node's flow distribution) is a local row of T, and every
 // per-column operation of mcl (pruning, selection, recovery, normalization, inflation, chaos)
-// is a local row operation. Expansion M*M becomes T*T = (M*M)^T, computed by
-// Trident::MatrixMatrix::Multiply with the selected algorithm.
+// is a local row operation. Expansion M*M becomes T*T = (M*M)^T.
 //
-// Memory: only one un-pruned product exists at a time. When its estimated size (flops-based
-// upper bound) exceeds the per-rank budget, the expansion runs in phases: phase k multiplies the
-// k-th slice of every rank's local rows of T (= a set of columns of M, HipMCL's column phases)
-// by T, prunes that slice and frees it before the next phase.
+// algorithm "fused" (the default): every rank keeps whole rows of T as a plain CSR block from
+// the first iteration to the last (Trident_MCLRows.hpp; Tpetra only on the way in), fetches the
+// rows of T its rows need, and multiplies with prunedMultiply, which hands each finished product
+// row to mcl's pruning and inflation: no un-pruned product is ever stored, as in mcl itself.
+// "trident" | "summa" | "tpetra": each expansion is a Trident::MatrixMatrix::Multiply with that
+// algorithm into a Tpetra matrix, pruned afterwards; only one un-pruned product exists at a time.
+// When its estimated size (flops-based upper bound) exceeds the per-rank budget, the expansion
+// runs in phases: phase k multiplies the k-th slice of every rank's local rows of T (= a set of
+// columns of M, HipMCL's column phases) by T, prunes that slice and frees it before the next.
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -36,9 +40,13 @@ struct Options {
   bool float_values = true;      // store values in single precision like mcl (see README)
 
   // --- distribution and expansion ---
-  std::string algorithm = "trident";  // "trident" | "summa" | "tpetra"
+  // "fused" (default): whole rows per rank, expansion and pruning in one pass, the iterand kept as
+  // a CSR block between iterations (Trident_MCLRows.hpp). "trident" | "summa" | "tpetra": each
+  // expansion is a full Trident::MatrixMatrix::Multiply with that algorithm, pruned afterwards.
+  std::string algorithm = "fused";
   int ranks_per_group = 0;            // lambda for trident; 0 = Trident's default
-  double memory_budget_mb = 0;        // per-rank budget for one un-pruned product; 0 = no limit
+  double memory_budget_mb = 0;        // per-rank budget for one un-pruned product (fused: for the
+                                      // rows of T fetched per phase); 0 = no limit
   int force_phases = 0;               // > 0: use exactly this many phases (testing)
 
   // --- reporting ---
@@ -58,6 +66,11 @@ struct IterationInfo {
   PhaseTimes expand_phases;        // multiply phase times, max over ranks, summed over phases
   std::uint64_t gi_bytes = 0;      // Gi bytes received, total over ranks and phases
   std::uint64_t li_bytes = 0;      // Li bytes received, total over ranks and phases
+  std::uint64_t flops = 0;         // fused: multiply-adds of the expansion, total over ranks
+  double flop_imbalance = 1;       // fused: max over ranks of the multiply-adds / their average
+  double time_fetch = 0;           // fused: fetching the needed rows of T (max over ranks)
+  double time_multiply = 0;        // fused: the kernel without the pruning it calls (max over ranks)
+  double peak_rss_mb = 0;          // peak resident set so far, max over ranks (getrusage)
 };
 
 struct Result {
@@ -71,6 +84,7 @@ struct Result {
   long long missing = 0;           // nodes in no cluster (collected into one extra cluster)
   double time_total = 0;           // whole routine, including setup and interpretation
   double time_expand = 0;          // sum of IterationInfo::time_expand
+  double peak_rss_mb = 0;          // peak resident set of the whole run, max over ranks (getrusage)
   std::vector<IterationInfo> history;
 };
 

@@ -34,7 +34,7 @@ const char* usage =
     "  --discard-loops=y|n   drop input loops and set loops to the column maximum (default y)\n"
     "  -L <int> | --max-iter <int>   at most this many iterations (default 10000)\n"
     "  --chaos-limit <num>   convergence bound on the chaos (default 0.0001)\n"
-    "  --algo trident|summa|tpetra   expansion SpGEMM (default trident)\n"
+    "  --algo fused|trident|summa|tpetra   expansion (default fused: multiply and prune in one pass)\n"
     "  --ranks-per-group <int>       Trident's lambda (default: ranks per shared-memory node)\n"
     "  --memory-budget <MB>  per-rank budget for one un-pruned product; larger products are\n"
     "                        expanded in column phases (default: no limit)\n"

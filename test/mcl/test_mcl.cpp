@@ -2,6 +2,8 @@
 //  * unit checks: mcl's column pruning (cutoff / selection / recovery), ARI, I/O helpers;
 //  * reference: Debian's mcl, run by this test on the same graph, versus Trident::mcl::cluster
 //    (identical clustering, or adjusted Rand index >= 0.95);
+//  * the fused kernel (prunedMultiply) against the full product pruned afterwards, on random and
+//    real matrices, with pruning settings that reach cutoff, selection and recovery;
 //  * P-independence: the same clusters on sub-communicators of every size given (--sizes) with
 //    every algorithm (--algos; "trident" also with ranks per group 2), and with forced column phases.
 // Graphs: "planted" (a generated weighted planted-partition graph) or a Matrix Market path; a
@@ -25,6 +27,8 @@
 
 #include "Trident_MCL.hpp"
 #include "Trident_MatrixMarket.hpp"
+#include <trident/local/LocalSpGEMM.hpp>
+#include <trident/local/PrunedSpGEMM.hpp>
 
 namespace {
 
@@ -144,6 +148,125 @@ void unitTests() {
   }
 }
 
+// A row-stochastic iterand like MCL's T0: the pattern plus loops, rows normalised.
+Trident::Csr stochastic(Trident::Csr m) {
+  Trident::Csr out(m.nrows, m.ncols);
+  for (std::int64_t r = 0; r < m.nrows; ++r) {
+    std::vector<std::pair<int, double>> row;
+    bool loop = false;
+    for (std::int64_t q = m.rowptr[r]; q < m.rowptr[r + 1]; ++q) {
+      row.emplace_back(m.col[q], std::abs(m.val[q]) + 0.01);
+      loop = loop || m.col[q] == r;
+    }
+    if (!loop) row.emplace_back(static_cast<int>(r), 1.0);
+    std::sort(row.begin(), row.end());
+    double sum = 0;
+    for (const auto& e : row) sum += e.second;
+    for (const auto& e : row) {
+      out.col.push_back(e.first);
+      out.val.push_back(e.second / sum);
+    }
+    out.rowptr[r + 1] = static_cast<std::int64_t>(out.col.size());
+  }
+  return out;
+}
+
+// denseEvery > 0: every denseEvery-th row gets 100x the entries, so that one product mixes rows
+// for the kernel's dense accumulator with rows for its sorted-list one.
+Trident::Csr randomSquare(int n, int perRow, std::uint64_t seed, int denseEvery = 0) {
+  Trident::Csr m(n, n);
+  for (int r = 0; r < n; ++r) {
+    std::vector<int> cols;
+    const int len = denseEvery > 0 && r % denseEvery == 0 ? 100 * perRow : perRow;
+    for (int k = 0; k < len; ++k) cols.push_back(static_cast<int>(splitmix(seed) % n));
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    for (int c : cols) {
+      m.col.push_back(c);
+      m.val.push_back(uniform(seed));
+    }
+    m.rowptr[r + 1] = static_cast<std::int64_t>(m.col.size());
+  }
+  return m;
+}
+
+// prunedMultiply(T, T) must equal gustavsonMultiply(T, T) with the same pruner applied to every
+// row afterwards, also when run in row slices (the fused expansion's phases).
+void fusedKernelAgainstUnfused(const Trident::Csr& T, const std::string& what) {
+  using Trident::mcl::Options;
+  Options settings[2];
+  settings[1].prune_number = 40;  // cut ~0.025: many columns fall under R, others exceed S
+  settings[1].select_number = 6;
+  settings[1].recover_number = 9;
+  for (const Options& o : settings) {
+    const Trident::RowPruner pruner = [&o](std::int64_t r, std::vector<int>& cols, std::vector<double>& vals) {
+      std::vector<long long> idx(cols.begin(), cols.end());
+      Trident::mcl::detail::pruneColumn(idx, vals, r, o);
+      cols.assign(idx.begin(), idx.end());
+    };
+    const Trident::Csr full = Trident::gustavsonMultiply(T, T);
+    Trident::Csr ref(full.nrows, full.ncols);
+    std::vector<int> cols;
+    std::vector<double> vals;
+    for (std::int64_t r = 0; r < full.nrows; ++r) {
+      cols.assign(full.col.begin() + full.rowptr[r], full.col.begin() + full.rowptr[r + 1]);
+      vals.assign(full.val.begin() + full.rowptr[r], full.val.begin() + full.rowptr[r + 1]);
+      pruner(r, cols, vals);
+      ref.col.insert(ref.col.end(), cols.begin(), cols.end());
+      ref.val.insert(ref.val.end(), vals.begin(), vals.end());
+      ref.rowptr[r + 1] = static_cast<std::int64_t>(ref.col.size());
+    }
+    Trident::PrunedSpGEMMCounts counts;
+    const Trident::Csr fused = Trident::prunedMultiply(T, T, pruner, &counts);
+    const std::string tag = what + " (S=" + std::to_string(o.select_number) + ")";
+    check(fused.rowptr == ref.rowptr && fused.col == ref.col && fused.val == ref.val,
+          "fused kernel = product then prune: " + tag);
+    check(counts.expanded == static_cast<std::uint64_t>(full.nnz()) &&
+              counts.flops == Trident::multiplyFlops(T, T),
+          "fused kernel counts the un-pruned entries and multiply-adds: " + tag);
+    if (&o == &settings[1])  // mcl's defaults may keep a small graph's whole product
+      check(ref.nnz() < full.nnz(), "pruning removed entries (the comparison is not vacuous): " + tag);
+    const std::int64_t mid = T.nrows / 3;
+    const Trident::Csr a = Trident::prunedMultiply(T, T, 0, mid, pruner);
+    const Trident::Csr b = Trident::prunedMultiply(T, T, mid, T.nrows, pruner);
+    bool same = a.nrows == mid && b.nrows == T.nrows - mid;
+    for (std::int64_t r = 0; same && r < T.nrows; ++r) {
+      const Trident::Csr& part = r < mid ? a : b;
+      const std::int64_t pr = r < mid ? r : r - mid;
+      same = part.rowptr[pr + 1] - part.rowptr[pr] == ref.rowptr[r + 1] - ref.rowptr[r];
+      for (std::int64_t q = 0; same && q < ref.rowptr[r + 1] - ref.rowptr[r]; ++q)
+        same = part.col[part.rowptr[pr] + q] == ref.col[ref.rowptr[r] + q] &&
+               part.val[part.rowptr[pr] + q] == ref.val[ref.rowptr[r] + q];
+    }
+    check(same, "fused kernel in row slices = in one pass: " + tag);
+  }
+}
+
+// The real matrix as a local CSR block (read on one rank).
+Trident::Csr readLocal(const std::string& path) {
+  auto self = Teuchos::rcp(new Teuchos::MpiComm<int>(MPI_COMM_SELF));
+  auto A = Trident::io::readMatrixMarket(path, self);
+  const auto cmap = A->getColMap();
+  const std::int64_t n = static_cast<std::int64_t>(A->getGlobalNumRows());
+  Trident::Csr m(n, n);
+  std::vector<std::pair<int, double>> row;
+  for (std::int64_t r = 0; r < n; ++r) {
+    typename Trident::crs_matrix_type::local_inds_host_view_type inds;
+    typename Trident::crs_matrix_type::values_host_view_type v;
+    A->getLocalRowView(static_cast<Trident::LO>(r), inds, v);
+    row.clear();
+    for (std::size_t k = 0; k < inds.extent(0); ++k)
+      row.emplace_back(static_cast<int>(cmap->getGlobalElement(inds(k))), v(k));
+    std::sort(row.begin(), row.end());
+    for (const auto& e : row) {
+      m.col.push_back(e.first);
+      m.val.push_back(e.second);
+    }
+    m.rowptr[r + 1] = static_cast<std::int64_t>(m.col.size());
+  }
+  return m;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -171,7 +294,20 @@ int main(int argc, char** argv) {
     return 77;
   }
 
-  if (rank == 0) unitTests();
+  if (rank == 0) {
+    unitTests();
+    fusedKernelAgainstUnfused(stochastic(randomSquare(400, 12, 7)), "random 400x400, 12/row");
+    fusedKernelAgainstUnfused(stochastic(randomSquare(300, 40, 11)), "random 300x300, 40/row");
+    fusedKernelAgainstUnfused(stochastic(randomSquare(60000, 2, 13, 10)), "random 60000x60000, mixed 2 and 200/row");
+    if (graph != "planted") {
+      const std::string path = graph.find('/') == std::string::npos
+                                   ? std::string(std::getenv("TRIDENT_MATRIX_DIR") ? std::getenv("TRIDENT_MATRIX_DIR")
+                                                                                   : TRIDENT_TEST_MATRIX_DIR) +
+                                         "/" + graph
+                                   : graph;
+      fusedKernelAgainstUnfused(stochastic(readLocal(path)), graph);
+    }
+  }
 
   // Working directory and input file.
   char dirbuf[64] = "/tmp/trident-mcl-test-XXXXXX";
@@ -284,6 +420,9 @@ int main(int argc, char** argv) {
           m << name.str() << ": " << got.size() << " clusters, " << iters << " iterations, " << t
             << " s; vs mcl: " << (got == ref ? "identical" : "differs") << ", ARI " << ari;
           check(got == ref || ari >= 0.95, m.str());
+          // The fused expansion prunes every product column whole, on one rank, as mcl does:
+          // nothing but mcl's own clustering is acceptable there.
+          if (r.algo == "fused") check(got == ref, name.str() + ": identical to mcl");
           if (r.budget > 0) check(maxPhases > 1, name.str() + ": the budget forced column phases");
           if (!haveFirst) {
             first = got;

@@ -1,0 +1,48 @@
+#pragma once
+// The layout of MCL's fused expansion: every rank owns whole rows of the iterand T = M^T (whole
+// columns of mcl's M), with global column indices, from the first iteration to the last. A row of
+// the product T*T is then complete on one rank, so mcl's per-column pruning can run on it the
+// moment the kernel finishes it. This is Trident's one-group schedule (lambda = P, a 1 x 1 grid):
+// a rank fetches from the others only the rows of T its own rows' columns name (the needed-rows
+// exchange), nothing moves back afterwards, and no Tpetra matrix is built between iterations.
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <trident/local/Csr.hpp>
+#include <trident/local/PrunedSpGEMM.hpp>
+
+namespace Trident {
+namespace mcl {
+
+struct ExchangeBytes {
+  std::uint64_t li = 0;  // received from ranks on this rank's shared-memory node
+  std::uint64_t gi = 0;  // received from other nodes
+};
+
+class RowExchange {
+ public:
+  // my_rows: the global ids (in [0, n)) of this rank's rows, in local order. Collective.
+  RowExchange(const std::vector<long long>& my_rows, long long n, MPI_Comm comm);
+  // True when this rank owns all n rows as local rows 0..n-1 (one rank): T itself is the B of
+  // the product and nothing has to be fetched.
+  bool ownsAll() const { return ownsAll_; }
+  // A: this rank's rows (local order), columns global ids. needed: ascending global row ids.
+  // Returns B with n rows, the needed ones filled from their owners (own ones copied), the others
+  // empty. Collective: every rank calls it the same number of times.
+  // M: Csr or CsrFloat.
+  template <class M>
+  M fetch(const M& A, const std::vector<int>& needed, ExchangeBytes& bytes) const;
+
+ private:
+  MPI_Comm comm_;
+  long long n_ = 0;
+  bool ownsAll_ = false;
+  std::vector<int> owner_;     // rank owning each global row
+  std::vector<int> local_;     // local index of each global row on its owner
+  std::vector<char> sameNode_;  // per rank: on this rank's shared-memory node
+};
+
+}  // namespace mcl
+}  // namespace Trident

@@ -1,0 +1,271 @@
+#include "trident/local/PrunedSpGEMM.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <stdexcept>
+
+#include "trident/local/SortedRowAccumulator.hpp"
+
+namespace Trident {
+
+namespace {
+// A staging chunk mapped straight from the kernel: unmapping it returns its pages to the system at
+// once. Chunks from malloc would, after the first large free raised glibc's mmap threshold, come
+// from the heap, whose freed pages stay resident, so staging would cost a second copy of the
+// pruned product in peak memory.
+class Chunk {
+ public:
+  static constexpr std::size_t kEntries = std::size_t{1} << 18;
+  static constexpr std::size_t kBytes = kEntries * (sizeof(int) + sizeof(double));
+  Chunk() {
+    void* p = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    mem_ = static_cast<char*>(p);
+  }
+  Chunk(Chunk&& o) noexcept : mem_(o.mem_), size_(o.size_) { o.mem_ = nullptr; }
+  Chunk(const Chunk&) = delete;
+  Chunk& operator=(const Chunk&) = delete;
+  Chunk& operator=(Chunk&&) = delete;
+  ~Chunk() { release(); }
+  void release() {
+    if (mem_) munmap(mem_, kBytes);
+    mem_ = nullptr;
+    size_ = 0;
+  }
+  double* val() const { return reinterpret_cast<double*>(mem_); }
+  int* col() const { return reinterpret_cast<int*>(mem_ + kEntries * sizeof(double)); }
+  std::size_t size() const { return size_; }
+  std::size_t room() const { return kEntries - size_; }
+  void append(const int* c, const double* v, std::size_t len) {
+    std::memcpy(col() + size_, c, len * sizeof(int));
+    std::memcpy(val() + size_, v, len * sizeof(double));
+    size_ += len;
+  }
+
+ private:
+  char* mem_ = nullptr;
+  std::size_t size_ = 0;
+};
+// Dense accumulator for rows that fill a fair part of the column range: no branch and no list of
+// touched columns per multiply-add (a bit is OR-ed in, the value added), and the row is read out in
+// column order by sweeping the bit words between the lowest and the highest column touched. MCL's
+// expensive iterations are made of such rows (thousands of entries out of some ten thousand
+// columns); rows with few multiply-adds for their width go to SortedRowAccumulator instead.
+class RangeAccumulator {
+ public:
+  explicit RangeAccumulator(std::int64_t ncols)
+      : acc_(static_cast<std::size_t>(ncols), 0.0), bits_(static_cast<std::size_t>((ncols + 63) / 64), 0) {}
+  void add(int c, double v) {
+    addInRange(c, v);
+    span(c, c);
+  }
+  // add() for callers that report the column range with span() themselves (once per sorted row
+  // of B instead of twice per multiply-add).
+  void addInRange(int c, double v) {
+    acc_[static_cast<std::size_t>(c)] += v;
+    bits_[static_cast<std::size_t>(c) >> 6] |= std::uint64_t{1} << (c & 63);
+  }
+  void span(int lo, int hi) {
+    lo_ = std::min(lo_, lo);
+    hi_ = std::max(hi_, hi);
+  }
+  std::size_t size() const {
+    std::size_t n = 0;
+    for (int w = lo_ >> 6; w <= (hi_ >> 6) && hi_ >= 0; ++w)
+      n += static_cast<std::size_t>(__builtin_popcountll(bits_[static_cast<std::size_t>(w)]));
+    return n;
+  }
+  // Calls emit(col, value) for every touched column in ascending order, then resets.
+  template <class Emit>
+  void flush(Emit&& emit) {
+    if (hi_ < 0) return;
+    for (int w = lo_ >> 6; w <= (hi_ >> 6); ++w) {
+      std::uint64_t bw = bits_[static_cast<std::size_t>(w)];
+      bits_[static_cast<std::size_t>(w)] = 0;
+      while (bw) {
+        const int c = w * 64 + __builtin_ctzll(bw);
+        bw &= bw - 1;
+        emit(c, acc_[static_cast<std::size_t>(c)]);
+        acc_[static_cast<std::size_t>(c)] = 0.0;
+      }
+    }
+    lo_ = std::numeric_limits<int>::max();
+    hi_ = -1;
+  }
+
+ private:
+  std::vector<double> acc_;
+  std::vector<std::uint64_t> bits_;
+  int lo_ = std::numeric_limits<int>::max(), hi_ = -1;
+};
+
+// For rows that cover most of their column range (MCL's heavy iterations: tens of thousands of
+// multiply-adds into some thousands of columns): the value array alone, read out by a sweep over
+// the range for nonzero values. Nothing but the add per multiply-add, as mcl's own dense
+// ("full matrix-vector") expansion does; the price is that a sum that is exactly 0.0 cannot be told
+// from an untouched column, which is why prunedMultiply drops exact zeros on every path.
+class ScanAccumulator {
+ public:
+  explicit ScanAccumulator(std::int64_t ncols) : acc_(static_cast<std::size_t>(ncols), 0.0) {}
+  void add(int c, double v) {
+    addInRange(c, v);
+    span(c, c);
+  }
+  void addInRange(int c, double v) { acc_[static_cast<std::size_t>(c)] += v; }
+  void span(int lo, int hi) {
+    lo_ = std::min(lo_, lo);
+    hi_ = std::max(hi_, hi);
+  }
+  std::size_t size() const {
+    std::size_t n = 0;
+    for (int c = lo_; c <= hi_; ++c) n += acc_[static_cast<std::size_t>(c)] != 0.0 ? 1 : 0;
+    return n;
+  }
+  template <class Emit>
+  void flush(Emit&& emit) {
+    for (int c = lo_; c <= hi_; ++c) {
+      const double v = acc_[static_cast<std::size_t>(c)];
+      if (v != 0.0) {
+        emit(c, v);
+        acc_[static_cast<std::size_t>(c)] = 0.0;
+      }
+    }
+    lo_ = std::numeric_limits<int>::max();
+    hi_ = -1;
+  }
+
+ private:
+  std::vector<double> acc_;
+  int lo_ = std::numeric_limits<int>::max(), hi_ = -1;
+};
+
+template <class M>
+bool rowsSorted(const M& B) {
+  for (std::int64_t r = 0; r < B.nrows; ++r)
+    for (std::int64_t q = B.rowptr[r] + 1; q < B.rowptr[r + 1]; ++q)
+      if (B.col[q - 1] > B.col[q]) return false;
+  return true;
+}
+
+template <class M>
+void addRows(const M& A, const M& B, std::int64_t r, SortedRowAccumulator& acc, bool) {
+  for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
+    const double a = static_cast<double>(A.val[p]);
+    const int k = A.col[p];
+    for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) acc.add(B.col[q], a * static_cast<double>(B.val[q]));
+  }
+}
+
+template <class M, class Acc>
+void addRows(const M& A, const M& B, std::int64_t r, Acc& acc, bool bSorted) {
+  for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
+    const double a = static_cast<double>(A.val[p]);
+    const int k = A.col[p];
+    const std::int64_t qb = B.rowptr[k], qe = B.rowptr[k + 1];
+    if (qb == qe) continue;
+    if (bSorted) {
+      acc.span(B.col[qb], B.col[qe - 1]);
+      for (std::int64_t q = qb; q < qe; ++q) acc.addInRange(B.col[q], a * static_cast<double>(B.val[q]));
+    } else {
+      for (std::int64_t q = qb; q < qe; ++q) acc.add(B.col[q], a * static_cast<double>(B.val[q]));
+    }
+  }
+}
+
+// Product row r of A*B accumulated in acc, handed to cols/vals in column order.
+template <class M, class Acc>
+void accumulateRow(const M& A, const M& B, std::int64_t r, Acc& acc, bool bSorted, std::vector<int>& cols,
+                   std::vector<double>& vals) {
+  addRows(A, B, r, acc, bSorted);
+  const std::size_t n = acc.size();
+  cols.resize(n);
+  vals.resize(n);
+  int* cp = cols.data();
+  double* vp = vals.data();
+  acc.flush([&cp, &vp](int c, double v) {
+    if (v == 0.0) return;
+    *cp++ = c;
+    *vp++ = v;
+  });
+  cols.resize(static_cast<std::size_t>(cp - cols.data()));
+  vals.resize(cols.size());
+}
+}  // namespace
+
+template <class M>
+M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t row_end, const RowPruner& prune,
+                 PrunedSpGEMMCounts* counts) {
+  if (A.ncols != B.nrows) throw std::invalid_argument("pruned SpGEMM: A.ncols != B.nrows");
+  if (row_begin < 0 || row_end < row_begin || row_end > A.nrows)
+    throw std::invalid_argument("pruned SpGEMM: row range outside A");
+  M C(row_end - row_begin, B.ncols);
+  // The accumulator is as wide as B; the MCL iterand is square and its width is the number of
+  // nodes, which the pruned rows' memory already scales with.
+  SortedRowAccumulator spa(B.ncols);
+  RangeAccumulator dense(B.ncols);
+  // Sweeping the bit words costs up to ncols/64 per row; worth it once a row's multiply-adds are
+  // a fair fraction of that.
+  ScanAccumulator full(B.ncols);
+  const std::int64_t denseFrom = B.ncols / 256, fullFrom = 8 * B.ncols;
+  const bool bSorted = rowsSorted(B);
+  std::vector<int> cols;
+  std::vector<double> vals;
+  // Kept rows are staged in chunks and copied once into arrays of the exact size, each chunk
+  // unmapped as soon as it is copied: a growing vector would at its last doubling hold the old and
+  // the new array together (2x the pruned product), and the pruned product is what MCL's memory
+  // is made of.
+  std::vector<Chunk> chunks;
+  auto stage = [&chunks](const int* c, const double* v, std::size_t len) {
+    while (len > 0) {
+      if (chunks.empty() || chunks.back().room() == 0) chunks.emplace_back();
+      const std::size_t take = std::min(len, chunks.back().room());
+      chunks.back().append(c, v, take);
+      c += take;
+      v += take;
+      len -= take;
+    }
+  };
+  std::int64_t kept = 0;
+  std::uint64_t flops = 0, expanded = 0;
+  for (std::int64_t r = row_begin; r < row_end; ++r) {
+    std::int64_t rowFlops = 0;
+    for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) rowFlops += B.rowptr[A.col[p] + 1] - B.rowptr[A.col[p]];
+    flops += static_cast<std::uint64_t>(rowFlops);
+    if (rowFlops >= fullFrom)
+      accumulateRow(A, B, r, full, bSorted, cols, vals);
+    else if (rowFlops >= denseFrom)
+      accumulateRow(A, B, r, dense, bSorted, cols, vals);
+    else
+      accumulateRow(A, B, r, spa, bSorted, cols, vals);
+    expanded += cols.size();
+    prune(r, cols, vals);
+    if (cols.size() != vals.size()) throw std::logic_error("pruned SpGEMM: pruner left cols and vals unequal");
+    stage(cols.data(), vals.data(), cols.size());
+    kept += static_cast<std::int64_t>(cols.size());
+    C.rowptr[r - row_begin + 1] = kept;
+  }
+  C.col.reserve(static_cast<std::size_t>(kept));
+  C.val.reserve(static_cast<std::size_t>(kept));
+  for (Chunk& k : chunks) {
+    C.col.insert(C.col.end(), k.col(), k.col() + k.size());
+    for (const double* v = k.val(); v != k.val() + k.size(); ++v)
+      C.val.push_back(static_cast<typename decltype(C.val)::value_type>(*v));
+    k.release();  // unmapped now, not when the vector of chunks goes
+  }
+  if (counts) {
+    counts->flops += flops;
+    counts->expanded += expanded;
+  }
+  return C;
+}
+
+template Csr prunedMultiply<Csr>(const Csr&, const Csr&, std::int64_t, std::int64_t, const RowPruner&,
+                                 PrunedSpGEMMCounts*);
+template CsrFloat prunedMultiply<CsrFloat>(const CsrFloat&, const CsrFloat&, std::int64_t, std::int64_t,
+                                           const RowPruner&, PrunedSpGEMMCounts*);
+
+}  // namespace Trident

@@ -1,0 +1,54 @@
+#pragma once
+// C = prune(A * B), row by row: each finished row of the product goes from the Gustavson
+// accumulator straight to a caller's row pruner, and only what the pruner keeps is stored. This is
+// how mcl expands (it selects and prunes every column while computing it): the un-pruned product,
+// often 10-30x the pruned one, never exists as a whole. The pruner sees each row complete (all of
+// A's row times B), so A and B must hold whole rows of the product's inputs: A some rows, B every
+// row A's columns name.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "trident/local/Csr.hpp"
+
+namespace Trident {
+
+// Called once per row of A, in order, with the product row: columns ascending (B's column
+// indices), values as summed in double; entries whose sum is exactly 0.0 are left out (the dense
+// accumulator cannot tell them from untouched columns, and a pruner drops them anyway). The pruner edits cols/vals in place; what it leaves is
+// the row of the result (it must stay sorted). The vectors are scratch owned by the kernel.
+using RowPruner = std::function<void(std::int64_t row, std::vector<int>& cols, std::vector<double>& vals)>;
+
+struct PrunedSpGEMMCounts {
+  std::uint64_t flops = 0;     // multiply-adds
+  std::uint64_t expanded = 0;  // nonzero entries of the un-pruned product
+};
+
+// The same block layout as Csr with single-precision values: MCL keeps its iterand in float, as mcl
+// does (its values are rounded to float anyway), which is a third less memory per entry.
+struct CsrFloat {
+  std::int64_t nrows = 0, ncols = 0;
+  std::vector<std::int64_t> rowptr{0};
+  std::vector<int> col;
+  std::vector<float> val;
+  CsrFloat() = default;
+  CsrFloat(std::int64_t rows, std::int64_t cols) : nrows(rows), ncols(cols), rowptr(rows + 1, 0) {}
+  std::int64_t nnz() const { return rowptr.empty() ? 0 : rowptr.back(); }
+};
+
+// Rows [row_begin, row_end) of prune(A * B) as a block of (row_end - row_begin) rows. Products are
+// summed in double whatever the stored type; M is Csr or CsrFloat.
+template <class M>
+M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t row_end, const RowPruner& prune,
+                 PrunedSpGEMMCounts* counts = nullptr);
+template <class M>
+M prunedMultiply(const M& A, const M& B, const RowPruner& prune, PrunedSpGEMMCounts* counts = nullptr) {
+  return prunedMultiply(A, B, 0, A.nrows, prune, counts);
+}
+
+extern template Csr prunedMultiply<Csr>(const Csr&, const Csr&, std::int64_t, std::int64_t, const RowPruner&,
+                                        PrunedSpGEMMCounts*);
+extern template CsrFloat prunedMultiply<CsrFloat>(const CsrFloat&, const CsrFloat&, std::int64_t, std::int64_t,
+                                                  const RowPruner&, PrunedSpGEMMCounts*);
+
+}  // namespace Trident
