@@ -64,7 +64,9 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
     auto startLi = [&](int r) {
       const Csr *a = nullptr, *b = nullptr;
       gi.wait(r, &a, &b);
-      li_next = std::make_unique<LiRowExchange>(topo.li_comm(), r, *a, *b, sliceRows(g.stage(r, i, j)), k);
+      const int s = g.stage(r, i, j);
+      li_next = std::make_unique<LiRowExchange>(topo.li_comm(), r, *a, *b, sliceRows(s), k,
+                                                g.a_owner(i, s) == unit ? needed->groupMasks(s) : std::vector<std::uint8_t>{});
       li_round = r;
     };
     LocalProgressHook hook([&] {

@@ -14,7 +14,7 @@ int tag(int round, int part) { return 3 * round + part; }
 }  // namespace
 
 LiRowExchange::LiRowExchange(MPI_Comm li_comm, int round, const Csr& a, const Csr& mine,
-                             std::vector<std::int64_t> slice_rows, int me)
+                             std::vector<std::int64_t> slice_rows, int me, std::vector<std::uint8_t> masks)
     : comm_(li_comm), round_(round), me_(me), lambda_(static_cast<int>(slice_rows.size())), a_(a), mine_(mine),
       first_(slice_rows.size() + 1, 0) {
   std::partial_sum(slice_rows.begin(), slice_rows.end(), first_.begin() + 1);
@@ -24,6 +24,14 @@ LiRowExchange::LiRowExchange(MPI_Comm li_comm, int round, const Csr& a, const Cs
   MPI_Comm_get_attr(comm_, MPI_TAG_UB, &ub, &flag);
   if (flag && tag(round, 2) > *ub) throw std::runtime_error("Trident: too many rounds for this MPI's tag range");
   if (bytes_ > std::int64_t{1} << 30) throw std::runtime_error("Trident: tile too tall for the Li row masks");
+  if (!masks.empty()) {
+    if (static_cast<std::int64_t>(masks.size()) != lambda_ * bytes_)
+      throw std::logic_error("LiRowExchange: precomputed masks of the wrong size");
+    masks_ = std::move(masks);
+    my_mask_.assign(masks_.begin() + me * bytes_, masks_.begin() + (me + 1) * bytes_);
+    onMasks();
+    return;
+  }
   my_mask_.assign(static_cast<std::size_t>(bytes_), 0);
   for (int c : a.col) my_mask_[c / 8] |= static_cast<std::uint8_t>(1u << (c % 8));
   masks_.assign(static_cast<std::size_t>(lambda_) * bytes_, 0);

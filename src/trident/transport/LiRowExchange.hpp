@@ -26,8 +26,10 @@ class LiRowExchange {
  public:
   // a: my A slice of this round (columns = rows of the tile); mine: slice `me` of the tile, all of
   // its rows; slice_rows[t]: rows of slice t. a and mine must stay valid until finish().
+  // masks: when the group's masks of this round are known already (NeededRows::groupMasks, for
+  // rounds that multiply the group's own A tile), they are used and not exchanged (empty: exchanged).
   LiRowExchange(MPI_Comm li_comm, int round, const Csr& a, const Csr& mine, std::vector<std::int64_t> slice_rows,
-                int me);
+                int me, std::vector<std::uint8_t> masks = {});
   ~LiRowExchange();
   LiRowExchange(const LiRowExchange&) = delete;
   LiRowExchange& operator=(const LiRowExchange&) = delete;
