@@ -63,9 +63,10 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
     int li_round = -1;  // round of li_next
     auto startLi = [&](int r) {
       const Csr *a = nullptr, *b = nullptr;
-      gi.wait(r, &a, &b);
+      const std::vector<int>* b_rows = nullptr;
+      gi.wait(r, &a, &b, &b_rows);  // B's needed rows stay compressed
       const int s = g.stage(r, i, j);
-      li_next = std::make_unique<LiRowExchange>(topo.li_comm(), r, *a, *b, sliceRows(s), k,
+      li_next = std::make_unique<LiRowExchange>(topo.li_comm(), r, *a, *b, b_rows, sliceRows(s), k,
                                                 g.a_owner(i, s) == unit ? needed->groupMasks(s) : std::vector<std::uint8_t>{});
       li_round = r;
     };

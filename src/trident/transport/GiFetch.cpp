@@ -189,7 +189,7 @@ void GiFetch::postReceivesUpTo(int round_end) {
   for (int r = 0; r < round_end && r < L_.grid.rounds; ++r) postReceive(r);
 }
 
-void GiFetch::wait(int r, const Csr** a, const Csr** b) {
+void GiFetch::wait(int r, const Csr** a, const Csr** b, const std::vector<int>** b_rows) {
   postReceivesUpTo(r + lookahead_);
   postSendsUpTo(r + lookahead_);
   Incoming& in = in_[r];
@@ -213,8 +213,9 @@ void GiFetch::wait(int r, const Csr** a, const Csr** b) {
       in.b.val.resize(got);
     }
     bytes_recv_ += in.b.wireBytes();
-    if (in.b_filtered) in.b = expandRows(in.b, needed_->rows(i_, s), L_.b_slice(s, k_ + 1) - L_.b_slice(s, k_));
+    if (in.b_filtered && !b_rows) in.b = expandRows(in.b, needed_->rows(i_, s), L_.b_slice(s, k_ + 1) - L_.b_slice(s, k_));
   }
+  if (b_rows) *b_rows = in.b_remote && in.b_filtered ? &needed_->rows(i_, s) : nullptr;
   *a = in.a_remote ? &in.a : &tiles_.a[s];
   *b = in.b_remote ? &in.b : &tiles_.b[s];
   // Keep the pipeline `lookahead` rounds deep.

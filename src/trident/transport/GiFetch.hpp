@@ -40,8 +40,11 @@ class GiFetch {
   void postSends() { postSendsUpTo(L_.grid.rounds); }
   // Makes sure receives of rounds < `round_end` are posted.
   void postReceivesUpTo(int round_end);
-  // Blocks until round r's slices are here. Pointers stay valid until release(r).
-  void wait(int r, const Csr** a, const Csr** b);
+  // Blocks until round r's slices are here. Pointers stay valid until release(r). With b_rows, a
+  // slice of B that came with only the needed rows stays compressed: *b holds just those rows and
+  // *b_rows lists them (slice-local, ascending); *b_rows is null when *b has all the slice's rows.
+  // Without b_rows it is expanded to all rows (empty where not needed).
+  void wait(int r, const Csr** a, const Csr** b, const std::vector<int>** b_rows = nullptr);
   void release(int r);
   // True when round r's slices are here (receives posted and complete); wait(r) then does not block.
   bool test(int r);

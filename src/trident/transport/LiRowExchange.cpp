@@ -14,9 +14,10 @@ int tag(int round, int part) { return 3 * round + part; }
 }  // namespace
 
 LiRowExchange::LiRowExchange(MPI_Comm li_comm, int round, const Csr& a, const Csr& mine,
-                             std::vector<std::int64_t> slice_rows, int me, std::vector<std::uint8_t> masks)
+                             const std::vector<int>* mine_rows, std::vector<std::int64_t> slice_rows, int me,
+                             std::vector<std::uint8_t> masks)
     : comm_(li_comm), round_(round), me_(me), lambda_(static_cast<int>(slice_rows.size())), a_(a), mine_(mine),
-      first_(slice_rows.size() + 1, 0) {
+      mine_rows_(mine_rows), first_(slice_rows.size() + 1, 0) {
   std::partial_sum(slice_rows.begin(), slice_rows.end(), first_.begin() + 1);
   bytes_ = (first_[lambda_] + 7) / 8;
   int* ub = nullptr;
@@ -65,10 +66,12 @@ void LiRowExchange::onMasks() {
   ecount_.assign(lambda_, 0);
   std::vector<std::size_t> lat(lambda_ + 1, 0), eat(lambda_ + 1, 0);
   for (int q = 0; q < lambda_; ++q) {
+    RowCursor at{mine_rows_};
     if (q != me_)
-      for (std::int64_t r = 0; r < mine_.nrows; ++r) {
+      for (std::int64_t r = 0; r < first_[me_ + 1] - first_[me_]; ++r) {
         if (!wants(q, first_[me_] + r)) continue;
-        const std::int64_t b = mine_.rowptr[r], e = mine_.rowptr[r + 1];
+        const std::int64_t x = at(r);
+        const std::int64_t b = x < 0 ? 0 : mine_.rowptr[x], e = x < 0 ? 0 : mine_.rowptr[x + 1];
         lsend_.push_back(e - b);
         csend_.insert(csend_.end(), mine_.col.begin() + b, mine_.col.begin() + e);
         vsend_.insert(vsend_.end(), mine_.val.begin() + b, mine_.val.begin() + e);
@@ -143,17 +146,24 @@ void LiRowExchange::finish(Csr* a_used, Csr* b_used, std::uint64_t* sent, std::u
   std::size_t nz = 0;
   for (int q = 0; q < lambda_; ++q)
     nz += q == me_ ? 0 : cin_[q].size();
-  for (std::int64_t r = first_[me_]; r < first_[me_ + 1]; ++r)
-    if (wants(me_, r)) nz += static_cast<std::size_t>(mine_.rowptr[r - first_[me_] + 1] - mine_.rowptr[r - first_[me_]]);
+  {
+    RowCursor at{mine_rows_};
+    for (std::int64_t r = first_[me_]; r < first_[me_ + 1]; ++r) {
+      const std::int64_t x = wants(me_, r) ? at(r - first_[me_]) : -1;
+      if (x >= 0) nz += static_cast<std::size_t>(mine_.rowptr[x + 1] - mine_.rowptr[x]);
+    }
+  }
   b.col.reserve(nz);
   b.val.reserve(nz);
   std::int64_t row = 0;
   for (int q = 0; q < lambda_; ++q) {
     std::size_t li = 0, e = 0;
+    RowCursor at{mine_rows_};
     for (std::int64_t r = first_[q]; r < first_[q + 1]; ++r) {
       if (!wants(me_, r)) continue;
       if (q == me_) {
-        const std::int64_t lo = mine_.rowptr[r - first_[q]], hi = mine_.rowptr[r - first_[q] + 1];
+        const std::int64_t x = at(r - first_[q]);
+        const std::int64_t lo = x < 0 ? 0 : mine_.rowptr[x], hi = x < 0 ? 0 : mine_.rowptr[x + 1];
         b.col.insert(b.col.end(), mine_.col.begin() + lo, mine_.col.begin() + hi);
         b.val.insert(b.val.end(), mine_.val.begin() + lo, mine_.val.begin() + hi);
       } else {

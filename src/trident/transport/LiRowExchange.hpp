@@ -24,12 +24,14 @@ namespace Trident {
 
 class LiRowExchange {
  public:
-  // a: my A slice of this round (columns = rows of the tile); mine: slice `me` of the tile, all of
-  // its rows; slice_rows[t]: rows of slice t. a and mine must stay valid until finish().
+  // a: my A slice of this round (columns = rows of the tile); mine: slice `me` of the tile, either
+  // all of its rows (mine_rows null) or only the rows mine_rows lists (slice-local, ascending; the
+  // others are empty: a Gi fetch of needed rows, kept compressed); slice_rows[t]: rows of slice t.
+  // a, mine and mine_rows must stay valid until finish().
   // masks: when the group's masks of this round are known already (NeededRows::groupMasks, for
   // rounds that multiply the group's own A tile), they are used and not exchanged (empty: exchanged).
-  LiRowExchange(MPI_Comm li_comm, int round, const Csr& a, const Csr& mine, std::vector<std::int64_t> slice_rows,
-                int me, std::vector<std::uint8_t> masks = {});
+  LiRowExchange(MPI_Comm li_comm, int round, const Csr& a, const Csr& mine, const std::vector<int>* mine_rows,
+                std::vector<std::int64_t> slice_rows, int me, std::vector<std::uint8_t> masks = {});
   ~LiRowExchange();
   LiRowExchange(const LiRowExchange&) = delete;
   LiRowExchange& operator=(const LiRowExchange&) = delete;
@@ -54,6 +56,17 @@ class LiRowExchange {
   int round_, me_, lambda_;
   const Csr& a_;
   const Csr& mine_;
+  const std::vector<int>* mine_rows_;
+  // Position in mine_ of slice row r (or -1: an empty row); calls in ascending r after reset.
+  struct RowCursor {
+    const std::vector<int>* rows;
+    std::size_t p = 0;
+    std::int64_t operator()(std::int64_t r) {
+      if (!rows) return r;
+      while (p < rows->size() && (*rows)[p] < r) ++p;
+      return p < rows->size() && (*rows)[p] == r ? static_cast<std::int64_t>(p) : -1;
+    }
+  };
   std::vector<std::int64_t> first_;  // first tile row of each slice
   std::int64_t bytes_;               // bytes of one mask
   Stage stage_ = Stage::masks;
