@@ -1,9 +1,13 @@
 #include "trident/transport/LiRowExchange.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <string>
+#include <thread>
 #include <numeric>
 #include <stdexcept>
 
+#include "trident/core/Abort.hpp"
 #include "trident/transport/BigCount.hpp"
 
 namespace Trident {
@@ -41,14 +45,26 @@ LiRowExchange::LiRowExchange(MPI_Comm li_comm, int round, const Csr& a, const Cs
                  MPI_UINT8_T, comm_, &coll_[0]);
 }
 
-// Only reached with requests open when an exception unwinds the multiply; the group's other
-// members are then in the same state or the job ends (core/Abort.hpp). Completing keeps the
-// buffers alive for MPI.
+// Only reached with requests open when an exception unwinds the multiply. Freeing the requests
+// would let MPI touch freed buffers, so the exchange is completed instead; when a group member
+// failed alone and never takes part, nothing moves for kStall and the job ends with a message
+// (the abort policy of core/Abort.hpp, as GiFetch's cleanup does).
 LiRowExchange::~LiRowExchange() {
-  if (stage_ == Stage::done) return;
+  constexpr auto kStall = std::chrono::seconds(10);
+  auto since = std::chrono::steady_clock::now();
   try {
-    advance(true);
-  } catch (...) {
+    while (stage_ != Stage::done) {
+      const Stage before = stage_;
+      advance(false);
+      if (stage_ == Stage::done) break;
+      if (stage_ != before) since = std::chrono::steady_clock::now();
+      if (std::chrono::steady_clock::now() - since > kStall)
+        abortJob(comm_, "Trident Li row exchange cleanup after an error",
+                 "no progress in round " + std::to_string(round_) + "'s exchange for 10 s (a group member left it)");
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  } catch (const std::exception& e) {
+    abortJob(comm_, "Trident Li row exchange cleanup after an error", e.what());
   }
 }
 
