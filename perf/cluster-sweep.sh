@@ -13,7 +13,9 @@
 #                           per node (received, total over ranks / NODES: the mean node; the
 #                           busiest node can carry more), the time those bytes need at the rate, and
 #                           the bound = that time + Trident's time at the highest rate of the sweep
-#                           (issue 10: Trident's time should stay within 1.5x of it);
+#                           (issue 10: Trident's time should stay within 1.5x of it); and the same
+#                           with an upper estimate of the busiest node's bytes (ranks per node x
+#                           the max over ranks), since the CSV has no per-node sums;
 #   OUTDIR/sweep-time.png   time per algorithm against the rate, one panel per matrix, with the bound;
 #   OUTDIR/sweep-time-*.png plot.sh's stacked phase breakdown per rate.
 # Each (rate, matrix) is one trident-bench invocation (all algorithms side by side, median of
@@ -56,17 +58,17 @@ done
 awk -F, -v nodes="$nodes" '
 NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
 { k = $c["matrix"] SUBSEP $c["rate_mbit"]; t[$c["algo"], k] = $c["time_s"]; keys[k] = 1
-  if ($c["algo"] == "trident") g[k] = $c["gi_bytes_total"] / nodes
+  if ($c["algo"] == "trident") { g[k] = $c["gi_bytes_total"] / nodes; gu[k] = $c["gi_bytes_max"] * $c["ranks_per_group"] }
   if ($c["rate_mbit"] + 0 > top[$c["matrix"]] + 0) top[$c["matrix"]] = $c["rate_mbit"] }
 END {
-  print "matrix,rate_mbit,tpetra_s,summa_s,trident_s,trident_gi_bytes_per_node,gi_time_s,bound_s,trident_over_bound,summa_over_trident,tpetra_over_trident"
+  print "matrix,rate_mbit,tpetra_s,summa_s,trident_s,trident_gi_bytes_per_node,gi_time_s,bound_s,trident_over_bound,summa_over_trident,tpetra_over_trident,trident_gi_bytes_busiest_node_upper,bound_upper_s,trident_over_bound_upper"
   for (k in keys) {
     split(k, p, SUBSEP); mtx = p[1]; r = p[2]
     fast = t["trident", mtx SUBSEP top[mtx]]
-    gt = g[k] * 8 / (r * 1e6); b = gt + fast
-    printf "%s,%s,%s,%s,%s,%.0f,%.4f,%.4f,%.3f,%.3f,%.3f\n", mtx, r, t["tpetra", k], t["summa", k], t["trident", k], g[k], gt, b,
+    gt = g[k] * 8 / (r * 1e6); b = gt + fast; bu = gu[k] * 8 / (r * 1e6) + fast
+    printf "%s,%s,%s,%s,%s,%.0f,%.4f,%.4f,%.3f,%.3f,%.3f,%.0f,%.4f,%.3f\n", mtx, r, t["tpetra", k], t["summa", k], t["trident", k], g[k], gt, b,
       (b > 0 ? t["trident", k] / b : 0), (t["trident", k] > 0 ? t["summa", k] / t["trident", k] : 0),
-      (t["trident", k] > 0 ? t["tpetra", k] / t["trident", k] : 0)
+      (t["trident", k] > 0 ? t["tpetra", k] / t["trident", k] : 0), gu[k], bu, (bu > 0 ? t["trident", k] / bu : 0)
   } }' "$out/sweep.csv" | { IFS= read -r h; echo "$h"; sort -t, -k1,1 -k2,2n; } > "$out/bound.csv"
 column -s, -t "$out/bound.csv" >&2 || cat "$out/bound.csv" >&2
 
