@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include <trident/core/Errors.hpp>
+#include <trident/core/HugePages.hpp>
 #include <trident/stats/PhaseTimer.hpp>
 #include <trident/transport/BigCount.hpp>
 
@@ -13,6 +14,9 @@ namespace tpetra {
 
 namespace {
 using import_type = Tpetra::Import<LO, GO, Node>;
+using row_map_view = crs_matrix_type::local_graph_device_type::row_map_type::non_const_type;
+using entries_view = crs_matrix_type::local_graph_device_type::entries_type::non_const_type;
+using values_view = crs_matrix_type::local_matrix_device_type::values_type;
 
 constexpr int kTagHeader = 7301, kTagCols = 7302, kTagVals = 7303;
 
@@ -305,8 +309,13 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
 
   Teuchos::RCP<Teuchos::TimeMonitor> colTimer =
       Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: redistribute out: column map")));
-  Teuchos::ArrayRCP<std::size_t> ptr = Teuchos::arcp<std::size_t>(local_rows_ + 1);
-  std::fill(ptr.begin(), ptr.end(), 0);
+  // C's final arrays as the Kokkos views Tpetra keeps (setAllValues on views takes them as they
+  // are; its ArrayRCP overload deep-copies all of C once more), left uninitialized: every entry
+  // is written exactly once below.
+  const auto noInit = Kokkos::view_alloc(Kokkos::WithoutInitializing, "Trident: C");
+  row_map_view ptrView(noInit, local_rows_ + 1);
+  std::size_t* const ptr = ptrView.data();
+  std::fill(ptr, ptr + local_rows_ + 1, std::size_t{0});
   for (const Partner& p : recv_)
     for (std::size_t t = 0; t < p.rows.size(); ++t) ptr[p.rows[t] + 1] += p.counts[t];
   for (std::size_t r = 0; r < local_rows_; ++r) ptr[r + 1] += ptr[r];
@@ -331,10 +340,14 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
   // Place the pieces, each behind the previous ones of its row, columns already as local indices.
   Teuchos::RCP<Teuchos::TimeMonitor> placeTimer =
       Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: redistribute out: place")));
-  Teuchos::ArrayRCP<LO> ind = Teuchos::arcp<LO>(nnz);
-  Teuchos::ArrayRCP<double> val = Teuchos::arcp<double>(nnz);
+  entries_view indView(noInit, nnz);
+  values_view valView(noInit, nnz);
+  LO* const ind = indView.data();
+  double* const val = valView.data();
+  adviseHugePages(ind, nnz * sizeof(LO));
+  adviseHugePages(val, nnz * sizeof(double));
   {
-    std::vector<std::size_t> next(ptr.begin(), ptr.end() - 1);
+    std::vector<std::size_t> next(ptr, ptr + local_rows_);
     for (std::size_t s = 0; s < recv_.size(); ++s) {
       Partner& p = recv_[s];
       const std::int64_t c0 = L_.col_bounds[p.col_block];
@@ -358,8 +371,8 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
   MPI_Comm comm = comm_;
   if (C.isFillComplete() || C.hasColMap()) {
     GlobalRows g;
-    g.rowptr.assign(ptr.begin(), ptr.end());
-    g.val.assign(val.begin(), val.end());
+    g.rowptr.assign(ptr, ptr + local_rows_ + 1);
+    g.val.assign(val, val + nnz);
     g.col.resize(nnz);
     for (std::size_t q = 0; q < nnz; ++q) g.col[q] = numbering.gids()[ind[q]];
     insertOrReuse(C, g, domainMap, rangeMap, fill_complete, fill_params, comm);
@@ -378,7 +391,7 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
   std::vector<std::int64_t> rowOrigin;
   for (std::size_t r = 0; r < local_rows_; ++r) {
     const std::size_t b = ptr[r], e = ptr[r + 1];
-    if (std::is_sorted(ind.begin() + b, ind.begin() + e)) continue;
+    if (std::is_sorted(ind + b, ind + e)) continue;
     if (keep && origin.empty()) {
       origin.resize(nnz);
       std::iota(origin.begin(), origin.end(), std::int64_t{0});
@@ -388,10 +401,10 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
     while (mid < e && ind[mid] >= nLocalUsed) ++mid;
     std::size_t end = mid;
     while (end < e && ind[end] < nLocalUsed) ++end;
-    std::rotate(ind.begin() + b, ind.begin() + mid, ind.begin() + end);
-    std::rotate(val.begin() + b, val.begin() + mid, val.begin() + end);
+    std::rotate(ind + b, ind + mid, ind + end);
+    std::rotate(val + b, val + mid, val + end);
     if (!origin.empty()) std::rotate(origin.begin() + b, origin.begin() + mid, origin.begin() + end);
-    if (std::is_sorted(ind.begin() + b, ind.begin() + e)) continue;
+    if (std::is_sorted(ind + b, ind + e)) continue;
     // Relabeled columns or a non-contiguous domain map: a real sort.
     const std::size_t n = e - b;
     std::vector<std::size_t> perm(n);
@@ -417,7 +430,7 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
                                       Teuchos::ArrayView<const GO>(gids.data(), gids.size()),
                                       domainMap->getIndexBase(), domainMap->getComm()));
   C.replaceColMap(colMap_);
-  C.setAllValues(ptr, ind, val);
+  C.setAllValues(ptrView, indView, valView);
   if (keep) {
     landing_.clear();
     if (!origin.empty()) {

@@ -115,8 +115,21 @@ int main(int argc, char** argv) {
     }
     Csr Aall = Trident::csrFromTriplets(m, K * kb, r, c, v), Ball = Trident::csrFromTriplets(K * kb, n, br, bc, bv);
     std::string why;
-    tally.check(same(Trident::referenceMultiply(Aall, Ball), Trident::sumBlocks(std::vector<Trident::Csr>(parts), m, n, false), why),
-                "sumBlocks of " + std::to_string(K) + " partial products", why);
+    // Sorted parts take the linear merge (up to 8 of them), unsorted ones the accumulator; an
+    // empty part (a round with nothing to multiply) must not matter to either.
+    parts.push_back(Csr());
+    // The last round's multiply adding the earlier rounds' products in its accumulator.
+    for (const std::string& name : Trident::localKernelNames()) {
+      auto kernel = Trident::makeLocalSpGEMM(name);
+      std::vector<Csr> earlier(parts.begin(), parts.begin() + (K - 1));
+      Csr fused = kernel->multiplyAdd(As.back(), Bs.back(), std::move(earlier));
+      if (!kernel->sortsRows()) fused.sortRows();
+      tally.check(same(Trident::referenceMultiply(Aall, Ball), fused, why),
+                  name + " multiplyAdd of " + std::to_string(K) + " rounds", why);
+    }
+    for (bool sorted : {false, true})
+      tally.check(same(Trident::referenceMultiply(Aall, Ball), Trident::sumBlocks(std::vector<Trident::Csr>(parts), m, n, sorted), why),
+                  "sumBlocks of " + std::to_string(K) + " partial products" + (sorted ? " (sorted)" : ""), why);
   }
   // Stacking slices.
   {

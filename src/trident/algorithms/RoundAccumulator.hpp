@@ -1,9 +1,10 @@
 #pragma once
 // Sums the per-round products A(i,s)*B(s,j) of a rank's block of C. Shared by Trident and SUMMA.
-// First run: each round's product is formed by the local kernel and the rounds are summed once at
-// the end (sorted rows). With a plan's stored pattern of the block (same operands' patterns, new
-// values), every round only adds its values into that pattern: no symbolic work, no partial
-// blocks, no accumulation pass. For a values-only assembly (state->values_only) the block then
+// First run: each round's product is formed by the local kernel, and the last round's multiply
+// adds the earlier products into its accumulator (LocalSpGEMM::multiplyAdd), so the rounds are
+// summed once, while the last product is formed (sorted rows). With a plan's stored pattern of
+// the block (same operands' patterns, new values), every round only adds its values into that
+// pattern: no symbolic work, no partial blocks, no accumulation pass. For a values-only assembly (state->values_only) the block then
 // has rowptr and val but no col: the pattern's are the plan's.
 #include <vector>
 
@@ -15,7 +16,7 @@ namespace Trident {
 class RoundAccumulator {
  public:
   RoundAccumulator(LocalSpGEMM& kernel, AlgorithmState* state, std::int64_t nrows, std::int64_t ncols, int rounds)
-      : kernel_(kernel), state_(state), nrows_(nrows), ncols_(ncols) {
+      : kernel_(kernel), state_(state), nrows_(nrows), ncols_(ncols), rounds_(rounds) {
     if (numeric()) {
       // Values only: the pattern stays in the state (not copied); the block handed back carries
       // rowptr and val, which is all the values-only assembly reads.
@@ -34,13 +35,18 @@ class RoundAccumulator {
   void add(const Csr& a, const Csr& b) {
     if (numeric())
       numericMultiplyInto(a, b, state_->pattern, C_.val, state_->dense);
-    else
+    else if (static_cast<int>(partials_.size()) + 1 < rounds_)
       partials_.push_back(kernel_.multiply(a, b));
+    else {  // the last round adds the earlier ones in its accumulator: C is written once
+      summed_ = kernel_.multiplyAdd(a, b, std::move(partials_));
+      partials_.clear();
+      has_sum_ = true;
+    }
   }
 
   Csr finish() {
     if (numeric()) return std::move(C_);
-    Csr C = sumBlocks(std::move(partials_), nrows_, ncols_, kernel_.sortsRows());
+    Csr C = has_sum_ ? std::move(summed_) : sumBlocks(std::move(partials_), nrows_, ncols_, kernel_.sortsRows());
     if (state_ && state_->keep_pattern) {
       state_->pattern.nrows = C.nrows;
       state_->pattern.ncols = C.ncols;
@@ -55,7 +61,10 @@ class RoundAccumulator {
   LocalSpGEMM& kernel_;
   AlgorithmState* state_;
   std::int64_t nrows_, ncols_;
+  int rounds_;
   std::vector<Csr> partials_;
+  Csr summed_;  // the sum of all rounds, once the last one is in
+  bool has_sum_ = false;
   Csr C_;
 };
 

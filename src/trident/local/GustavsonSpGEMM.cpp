@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "trident/core/HugePages.hpp"
 #include "trident/local/LocalSpGEMM.hpp"
 #include "trident/local/SortedRowAccumulator.hpp"
 
@@ -55,10 +56,17 @@ Csr gustavsonMultiply(const Csr& A, const Csr& B) {
   const CompressedColumns cc(B);
   const int* bcol = cc.columns(B);
   SortedRowAccumulator spa(cc.width(B));
-  // Growing by doubling copies each entry about twice; an exact symbolic pass would read A and B
-  // twice instead, which costs more on the sparse products this targets.
-  C.col.reserve(static_cast<std::size_t>(std::max(A.nnz(), B.nnz())));
+  // The multiply-adds bound nnz(C) from above, so reserving that much means the arrays are never
+  // reallocated (growing by doubling copied and page-faulted each entry about three times: half
+  // the local phase on as-caida at P = 1). Capacity that is never written costs address space
+  // only, not memory. Past kReserveLimit entries it falls back to doubling; an exact symbolic
+  // pass would read A and B twice, which costs more on the sparse products this targets.
+  constexpr std::uint64_t kReserveLimit = std::uint64_t{1} << 28;
+  const std::uint64_t bound = multiplyFlops(A, B);
+  C.col.reserve(static_cast<std::size_t>(std::min(bound, kReserveLimit)));
   C.val.reserve(C.col.capacity());
+  adviseHugePages(C.col.data(), C.col.capacity() * sizeof(int));
+  adviseHugePages(C.val.data(), C.val.capacity() * sizeof(double));
   ProgressTicker ticker;
   for (std::int64_t r = 0; r < A.nrows; ++r) {
     std::int64_t work = 0;
@@ -86,6 +94,60 @@ Csr gustavsonMultiply(const Csr& A, const Csr& B) {
   }
   if (cc.on)
     for (int& c : C.col) c = cc.used[c];
+  return C;
+}
+
+Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends) {
+  if (A.ncols != B.nrows) throw std::invalid_argument("gustavson SpGEMM: A.ncols != B.nrows");
+  const CompressedColumns cc(B);
+  std::uint64_t bound = multiplyFlops(A, B);
+  for (const Csr& p : addends) {
+    if (p.nrows != 0 && (p.nrows != A.nrows || p.ncols != B.ncols))
+      throw std::invalid_argument("gustavson SpGEMM: an addend's shape differs from the product's");
+    bound += static_cast<std::uint64_t>(p.nnz());
+  }
+  // Hypersparse B: the addends' columns are not in B's compressed numbering; sum apart.
+  if (cc.on || A.nnz() == 0 || B.nnz() == 0) {
+    addends.push_back(gustavsonMultiply(A, B));
+    return sumBlocks(std::move(addends), A.nrows, B.ncols, true);
+  }
+  std::vector<const Csr*> live;
+  for (const Csr& p : addends)
+    if (p.nrows != 0 && p.nnz() != 0) live.push_back(&p);
+  Csr C(A.nrows, B.ncols);
+  SortedRowAccumulator spa(B.ncols);
+  constexpr std::uint64_t kReserveLimit = std::uint64_t{1} << 28;  // as in gustavsonMultiply
+  C.col.reserve(static_cast<std::size_t>(std::min(bound, kReserveLimit)));
+  C.val.reserve(C.col.capacity());
+  ProgressTicker ticker;
+  for (std::int64_t r = 0; r < A.nrows; ++r) {
+    std::int64_t work = 0;
+    for (const Csr* p : live) {
+      work += p->rowptr[r + 1] - p->rowptr[r];
+      for (std::int64_t q = p->rowptr[r]; q < p->rowptr[r + 1]; ++q) spa.add(p->col[q], p->val[q]);
+    }
+    for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
+      const double a = A.val[p];
+      const int k = A.col[p];
+      work += B.rowptr[k + 1] - B.rowptr[k];
+      for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) spa.add(B.col[q], a * B.val[q]);
+    }
+    ticker.tick(work);
+    const std::size_t at = C.col.size(), n = spa.size();
+    if (at + n > C.col.capacity()) {
+      C.col.reserve(std::max(2 * C.col.capacity(), at + n));
+      C.val.reserve(C.col.capacity());
+    }
+    C.col.resize(at + n);
+    C.val.resize(at + n);
+    int* cp = C.col.data() + at;
+    double* vp = C.val.data() + at;
+    spa.flush([&cp, &vp](int c, double v) {
+      *cp++ = c;
+      *vp++ = v;
+    });
+    C.rowptr[r + 1] = static_cast<std::int64_t>(at + n);
+  }
   return C;
 }
 
@@ -127,6 +189,9 @@ class GustavsonKernel final : public LocalSpGEMM {
   std::string name() const override { return "gustavson"; }
   bool sortsRows() const override { return true; }
   Csr multiply(const Csr& A, const Csr& B) override { return gustavsonMultiply(A, B); }
+  Csr multiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends) override {
+    return gustavsonMultiplyAdd(A, B, std::move(addends));
+  }
 };
 }  // namespace
 

@@ -12,6 +12,8 @@
 
 namespace Trident {
 
+Csr sumBlocks(std::vector<Csr>&& parts, std::int64_t nrows, std::int64_t ncols, bool parts_sorted);
+
 class LocalSpGEMM {
  public:
   virtual ~LocalSpGEMM() = default;
@@ -21,6 +23,15 @@ class LocalSpGEMM {
   virtual Csr multiply(const Csr& A, const Csr& B) = 0;
   // True when multiply() returns every row sorted by column.
   virtual bool sortsRows() const { return false; }
+  // A * B + the sum of addends (blocks of the product's shape, e.g. earlier rounds' products;
+  // empty ones allowed), same structure rules as multiply() and sumBlocks(). A kernel with an
+  // accumulator adds the addends into it row by row, so the last round's product is never
+  // stored apart and C is written once; this default multiplies, then sums.
+  virtual Csr multiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends) {
+    const std::int64_t nrows = A.nrows, ncols = B.ncols;
+    addends.push_back(multiply(A, B));
+    return sumBlocks(std::move(addends), nrows, ncols, sortsRows());
+  }
 };
 
 // "gustavson" | "kokkoskernels" | "reference". Throws on unknown names.
@@ -32,6 +43,8 @@ Csr referenceMultiply(const Csr& A, const Csr& B);
 
 // Gustavson with sorted output rows (the "gustavson" backend).
 Csr gustavsonMultiply(const Csr& A, const Csr& B);
+// A * B + sum of sorted addends in one accumulator pass (the backend's multiplyAdd).
+Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends);
 
 // C += A * B on a known structure: C's pattern must contain the product's (a plan's symbolic
 // result); only values are computed. dense is scratch of B.ncols doubles, kept between calls.

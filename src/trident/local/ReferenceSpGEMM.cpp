@@ -1,6 +1,7 @@
 // The reference local kernel: textbook Gustavson, no cleverness. Everything else is tested
 // against it.
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "trident/local/LocalSpGEMM.hpp"
@@ -61,17 +62,73 @@ std::uint64_t multiplyFlops(const Csr& A, const Csr& B) {
   return f;
 }
 
+namespace {
+// Sorted parts, few of them: a linear merge of each row's pieces, no accumulator (the accumulator
+// pass cost more than the local multiply itself on as-caida at P = 4). Each output entry costs a
+// scan of the (at most kMaxMergeWays) heads; C is written once, into storage reserved from the
+// parts' total (an upper bound of its size), so it is never reallocated.
+constexpr std::size_t kMaxMergeWays = 8;
+
+Csr mergeSortedBlocks(const std::vector<Csr>& parts, std::int64_t nrows, std::int64_t ncols, std::size_t total) {
+  Csr C(nrows, ncols);
+  C.col.reserve(total);  // appended row by row below: no zero-filling, no reallocation
+  C.val.reserve(total);
+  std::vector<const Csr*> live;
+  for (const Csr& p : parts)
+    if (p.nrows != 0 && p.nnz() != 0) live.push_back(&p);
+  std::vector<int> rowCol;  // a merged row, before it is appended
+  std::vector<double> rowVal;
+  const Csr* rowParts[kMaxMergeWays];
+  std::int64_t head[kMaxMergeWays], stop[kMaxMergeWays];
+  for (std::int64_t r = 0; r < nrows; ++r) {
+    std::size_t k = 0;
+    for (const Csr* p : live) {
+      if (p->rowptr[r] == p->rowptr[r + 1]) continue;
+      rowParts[k] = p;
+      head[k] = p->rowptr[r];
+      stop[k] = p->rowptr[r + 1];
+      ++k;
+    }
+    if (k == 1) {
+      C.col.insert(C.col.end(), rowParts[0]->col.begin() + head[0], rowParts[0]->col.begin() + stop[0]);
+      C.val.insert(C.val.end(), rowParts[0]->val.begin() + head[0], rowParts[0]->val.begin() + stop[0]);
+    } else if (k > 1) {
+      rowCol.clear();
+      rowVal.clear();
+      for (;;) {
+        int c = std::numeric_limits<int>::max();
+        bool any = false;
+        for (std::size_t t = 0; t < k; ++t)
+          if (head[t] < stop[t]) {
+            any = true;
+            c = std::min(c, rowParts[t]->col[head[t]]);
+          }
+        if (!any) break;
+        double v = 0.0;
+        for (std::size_t t = 0; t < k; ++t)
+          if (head[t] < stop[t] && rowParts[t]->col[head[t]] == c) v += rowParts[t]->val[head[t]++];
+        rowCol.push_back(c);
+        rowVal.push_back(v);
+      }
+      C.col.insert(C.col.end(), rowCol.begin(), rowCol.end());
+      C.val.insert(C.val.end(), rowVal.begin(), rowVal.end());
+    }
+    C.rowptr[r + 1] = static_cast<std::int64_t>(C.col.size());
+  }
+  return C;
+}
+}  // namespace
+
 Csr sumBlocks(std::vector<Csr>&& parts, std::int64_t nrows, std::int64_t ncols, bool parts_sorted) {
   if (parts.size() == 1 && parts[0].nrows == nrows && parts_sorted) return std::move(parts[0]);
-  Csr C(nrows, ncols);
-  std::size_t guess = 0;
-  for (const Csr& p : parts) guess = std::max<std::size_t>(guess, p.nnz());
-  C.col.reserve(guess);
-  C.val.reserve(guess);
-  // Hypersparse blocks (width far above their entries): accumulate over the used columns only,
-  // renumbered in ascending order, so memory follows the entries, not the width.
   std::size_t total = 0;
   for (const Csr& p : parts) total += static_cast<std::size_t>(p.nnz());
+  if (parts_sorted && parts.size() <= kMaxMergeWays) return mergeSortedBlocks(parts, nrows, ncols, total);
+  Csr C(nrows, ncols);
+  C.col.reserve(total);
+  C.val.reserve(total);
+  // Hypersparse blocks (width far above their entries): accumulate over the used columns only,
+  // renumbered in ascending order, so memory follows the entries, not the width.
   std::vector<int> used;
   const bool compress = static_cast<std::size_t>(ncols) > 4 * total + 4096;
   if (compress) {
