@@ -12,6 +12,9 @@
 //        their times, bytes and flops summed.
 // Times are the median over --trials of the maximum over ranks (one untimed warm-up first).
 // Bytes are the MultiplyStats *_bytes_recv counters (max over ranks and total).
+// Timers: one Teuchos::StackedTimer for the run (perf/TimerOutput.hpp), so the library's phases
+// nest under the algorithm that ran them; --timer-output=table (default: TimeMonitor::summarize),
+// yaml, or watchr (the nested tree, and one Watchr XML in $WATCHR_PERF_DIR).
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -45,6 +48,7 @@
 #include "Trident_MatrixMatrix.hpp"
 #include "Trident_ProductCounts.hpp"
 #include "Trident_TpetraTypes.hpp"
+#include "TimerOutput.hpp"
 #include "aggregation.hpp"
 #ifdef TRIDENT_BENCH_HAVE_MUELU
 #include <Trident_CreatePreconditioner.hpp>
@@ -72,6 +76,7 @@ struct Options {
   int ranks_per_group = 0;
   std::string permute = "none";
   std::string grid = "auto";
+  std::string slices = "auto";  // "trident: slices"
   std::string local_kernel = "gustavson";
   int trials = 3;
   bool plan_reuse = false;
@@ -389,6 +394,7 @@ int run(int argc, char* argv[]) {
                 "lambda, ranks per group (node); 0 = auto (the MPI_COMM_TYPE_SHARED groups; 2 in the built-in default job)");
   clp.setOption("permute", &o.permute, "none | random (trident: symmetric random permutation)");
   clp.setOption("grid", &o.grid, "auto | square | rows (Trident's coarse grid of groups; see \"trident: grid\")");
+  clp.setOption("slices", &o.slices, "auto | balanced | owners (how Trident cuts tiles into slices; see \"trident: slices\")");
   clp.setOption("trials", &o.trials, "timed trials per algorithm (plus one untimed warm-up)");
   clp.setOption("check", "no-check", &o.check,
                 "compare every algorithm's C with tpetra's (structure, values to 1e-12 relative); exit 1 on mismatch");
@@ -401,6 +407,8 @@ int run(int argc, char* argv[]) {
   clp.setOption("dump", &o.dump,
                 "write A, once built, to this Matrix Market file (coordinate real general, values to 17 digits): "
                 "the same input for other programs, e.g. perf/petsc/petsc-matmult on a generated matrix");
+  TridentPerf::TimerOptions timerOpts("table");
+  timerOpts.addTo(clp);
   const auto parsed = clp.parse(argc, argv, rank == 0 ? &std::cerr : nullptr);
   if (parsed == Teuchos::CommandLineProcessor::PARSE_HELP_PRINTED) return 0;
   if (parsed != Teuchos::CommandLineProcessor::PARSE_SUCCESSFUL) {
@@ -428,13 +436,22 @@ int run(int argc, char* argv[]) {
 #endif
   if (o.grid != "auto" && o.grid != "square" && o.grid != "rows")
     errors.push_back("--grid must be auto, square or rows, not '" + o.grid + "'");
+  if (o.slices != "auto" && o.slices != "balanced" && o.slices != "owners")
+    errors.push_back("--slices must be auto, balanced or owners, not '" + o.slices + "'");
   if (o.permute != "none" && o.permute != "random")
     errors.push_back("--permute must be none or random, not '" + o.permute + "'");
   if (o.trials < 1) errors.push_back("--trials must be >= 1");
+  try {
+    TridentPerf::parseTimerFormat(timerOpts.format);
+  } catch (const std::invalid_argument& e) {
+    errors.push_back(e.what());
+  }
   if (!errors.empty()) {
     for (auto& e : errors) err << "trident-bench: " << e << std::endl;
     return 1;
   }
+  // From here on every TimeMonitor timer nests in this run's StackedTimer.
+  TridentPerf::TimerOutput timers("trident-bench", timerOpts);
   const bool defaultJob = o.matrix.empty();
   if (defaultJob) {
     o.matrix = kDefaultMatrix;
@@ -450,6 +467,7 @@ int run(int argc, char* argv[]) {
     if (o.ranks_per_group > 0) pl->set("trident: ranks per group", o.ranks_per_group);
     pl->set("trident: permute", o.permute);
     if (algo == "trident") pl->set("trident: grid", o.grid);
+    if (algo == "trident") pl->set("trident: slices", o.slices);
     if (algo != "tpetra") pl->set("trident: local kernel", o.local_kernel);
     pl->set("trident: permute seed", o.seed);
     return pl;
@@ -723,6 +741,7 @@ int run(int argc, char* argv[]) {
     out << "Plan reuse (C = A*A with new values of A, C updated in place; median of " << o.trials
         << " executes of a kept plan vs the fresh Multiply above):\n";
     for (auto& r : results) {
+      Teuchos::TimeMonitor tmReuse(*Teuchos::TimeMonitor::getNewCounter("trident-bench: " + r.algo + " plan reuse"));
       auto params = baseParams(r.algo);
       Trident::MatrixMatrix::MultiplyPlan plan(*pb.A, false, *pb.A, false, params);
       auto C = rcp(new crs_matrix_type(pb.A->getRowMap(), 0));
@@ -776,7 +795,13 @@ int run(int argc, char* argv[]) {
   }
   MPI_Bcast(&csvFailed, 1, MPI_INT, 0, MPI_COMM_WORLD);
 
-  Teuchos::TimeMonitor::summarize(comm.ptr(), rank == 0 ? std::cout : static_cast<std::ostream&>(blackhole));
+  // Watchr's data series: one per operation, input and rank count (the algorithms are timers inside).
+  try {
+    timers.report(comm, std::cout, "trident-bench " + o.op + " " + name + " P" + std::to_string(P));
+  } catch (const std::runtime_error& e) {  // thrown on every rank
+    err << e.what() << std::endl;
+    return 1;
+  }
 
   if (totalMismatches > 0) {
     err << "trident-bench: --check FAILED" << std::endl;

@@ -49,6 +49,12 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
           "Trident's Gi fetch of B: \"needed\" (only the rows the requesting group's A tile uses) or \"whole\" "
           "(whole slices, the paper's volume model)",
           rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("needed", "whole"))));
+  pl->set("trident: slices", std::string("auto"),
+          "how Trident cuts tiles into slices: \"balanced\" (equal work per rank), \"owners\" (at the rows each "
+          "rank holds in Tpetra's 1D distribution: nothing moves in or out; needs the rows grid, groups of "
+          "consecutive ranks and no relabeling), or \"auto\" (owners when possible, with more than one group, and "
+          "its busiest rank has at most 1.2x the average work)",
+          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("auto", "balanced", "owners"))));
   pl->set("trident: lookahead", 2, "rounds of tiles in flight ahead of the multiply (>= 1)",
           rcp(new Teuchos::EnhancedNumberValidator<int>(1, 1 << 20)));
   return pl;
@@ -95,6 +101,8 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
       const std::string g = str("trident: grid", "auto");
       o.grid = g == "square" ? GridChoice::Square : g == "rows" ? GridChoice::Rows : GridChoice::Auto;
       o.fetch = str("trident: fetch", "needed") == "whole" ? Fetch::Whole : Fetch::Needed;
+      const std::string sl = str("trident: slices", "auto");
+      o.slices = sl == "balanced" ? SliceChoice::Balanced : sl == "owners" ? SliceChoice::Owners : SliceChoice::Auto;
     }
   }
   throwIfAnyRank(comm, !error.empty(), error);
@@ -106,7 +114,7 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
   for (std::size_t t = 0; t < names.size(); ++t)
     if (names[t] == o.local_kernel) kernel = static_cast<int>(t);
   const long long v[] = {o.ranks_per_group, o.lookahead, static_cast<int>(o.algorithm), o.permute ? 1 : 0, o.seed,
-                         kernel, static_cast<int>(o.grid), static_cast<int>(o.fetch)};
+                         kernel, static_cast<int>(o.grid), static_cast<int>(o.fetch), static_cast<int>(o.slices)};
   constexpr int nv = sizeof(v) / sizeof(v[0]);
   long long both[2 * nv];  // min of v and of -v: one reduction gives min and max
   for (int t = 0; t < nv; ++t) {

@@ -11,6 +11,7 @@ namespace MatrixMatrix {
 enum class Algorithm { Trident, Summa, Tpetra };
 enum class GridChoice { Auto, Square, Rows };
 enum class Fetch { Needed, Whole };
+enum class SliceChoice { Auto, Balanced, Owners };
 
 struct MultiplyOptions {
   Algorithm algorithm = Algorithm::Trident;
@@ -21,6 +22,7 @@ struct MultiplyOptions {
   int lookahead = 2;
   GridChoice grid = GridChoice::Auto;
   Fetch fetch = Fetch::Needed;
+  SliceChoice slices = SliceChoice::Auto;
   // Everything that is not "trident: ...", passed to Tpetra (fillComplete, Tpetra's Multiply).
   Teuchos::RCP<Teuchos::ParameterList> tpetra_params;
 

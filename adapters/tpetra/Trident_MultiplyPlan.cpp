@@ -148,6 +148,64 @@ bool preferRowsGrid(const TileGrid& square, const Triplets& TA, const Triplets& 
   return rows <= squareGi;
 }
 
+// "trident: slices" = "owners": with the G x 1 grid, groups of consecutive world ranks and no
+// relabeling, slice t of group g can be exactly the rows rank g*lambda + t holds in Tpetra's 1D
+// row map. Then A stays where it is on the way in, B too when its rows are distributed like
+// op(A)'s domain map, and every row of C is produced by its owner, so no entry moves in or out
+// (on a Gi-bound cluster those redistributions were world all-to-alls). The price is balance:
+// the 1D rows carry uneven work, so "auto" takes these cuts only when there is a Gi link to
+// spare (more than one group) and the busiest rank's work (entries + multiply-adds of its rows)
+// is at most kOwnerImbalance times the average. Measured (docs/benchmarks.md): on one machine
+// the cuts saved nothing visible (the out phase there is placing C and Tpetra's fill-complete,
+// not moving rows) and cost the imbalance; on 4 x 4 emulated nodes at 50 Mbit with the rows
+// grid they took the in phase of ca-CondMat from 0.54 s to 0.36-0.41 s.
+// Returns empty cuts when they are not taken; throws InvalidInput on every rank when "owners"
+// was asked for and is not possible.
+constexpr double kOwnerImbalance = 1.2;
+
+SliceCuts ownerCuts(SliceChoice choice, const TileGrid& grid, const Topology& topo, bool permute,
+                    const tpetra::MapPositions& rowPos, const tpetra::MapPositions& innerPos,
+                    const std::vector<std::int64_t>& bRow, const std::vector<std::int64_t>& rowWork, MPI_Comm comm,
+                    bool* b_aligned) {
+  *b_aligned = false;
+  if (choice == SliceChoice::Balanced) return {};
+  const int P = topo.P(), lambda = topo.ranks_per_group();
+  std::string why;
+  if (grid.cols != 1) why = "the tiles must span whole rows (\"trident: grid\" = \"rows\")";
+  if (permute) why = "the rows must not be relabeled (\"trident: permute\" = \"none\")";
+  for (int g = 0; g < topo.groups() && why.empty(); ++g)
+    for (int t = 0; t < lambda; ++t)
+      if (topo.world_rank_of(g, t) != g * lambda + t) {
+        why = "the groups must be consecutive world ranks";
+        break;
+      }
+  if (!why.empty()) {
+    requireAll(choice != SliceChoice::Owners, "Trident: \"trident: slices\" = \"owners\" is not possible: " + why);
+    return {};
+  }
+  // B's rows are aligned when every rank holds exactly its own range of op(A)'s domain map.
+  int me = topo.rank();
+  bool mine = static_cast<std::int64_t>(bRow.size()) == innerPos.begin(me + 1) - innerPos.begin(me);
+  for (std::size_t r = 0; r < bRow.size() && mine; ++r) mine = bRow[r] == innerPos.begin(me) + static_cast<std::int64_t>(r);
+  double v[3] = {0.0, 0.0, mine ? 0.0 : 1.0};
+  for (std::int64_t w : rowWork) v[0] += static_cast<double>(w);
+  double maxWork = 0.0;
+  MPI_Allreduce(&v[0], &maxWork, 1, MPI_DOUBLE, MPI_MAX, comm);
+  double sums[2] = {v[0], v[2]};
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
+  const double avg = sums[0] / P;
+  if (choice == SliceChoice::Auto && (topo.groups() == 1 || maxWork > kOwnerImbalance * avg)) return {};
+  SliceCuts cuts;
+  cuts.a.resize(P + 1);
+  for (int r = 0; r <= P; ++r) cuts.a[r] = rowPos.begin(r);
+  if (sums[1] == 0.0) {
+    *b_aligned = true;
+    cuts.b.resize(P + 1);
+    for (int r = 0; r <= P; ++r) cuts.b[r] = innerPos.begin(r);
+  }
+  return cuts;
+}
+
 }  // namespace
 
 struct MultiplyPlan::Impl {
@@ -170,6 +228,7 @@ struct MultiplyPlan::Impl {
   Layout L;
   RankOf rank_of;
   int my_unit = 0, my_k = 0;
+  bool aStays = false, bStays = false;  // "trident: slices" = "owners": the operand needs no moving in
   AlgorithmState state;
   std::unique_ptr<tpetra::ResultAssembly> assembly;
   // The operands as the plan saw them, used by the first execute of a one-shot plan (Multiply).
@@ -240,7 +299,7 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   // row meets), not by A's entries alone: on power-law graphs the two differ by orders of
   // magnitude. One import of B's row lengths onto A's columns gives it.
   // With one slice per tile (SUMMA, or lambda = 1) nothing is balanced: skip the import.
-  const bool balanced = !p.summa && topo.ranks_per_group() > 1;
+  const bool balanced = !p.summa && (topo.ranks_per_group() > 1 || p.opt.slices != SliceChoice::Balanced);
   const std::vector<std::int64_t> rowWork =
       balanced ? multiplyAddsPerRow(*Ap, rowLengthsAtColumns(*Ap, *Bp).len) : std::vector<std::int64_t>(p.aRow.size(), 0);
   std::vector<std::int64_t> aw(p.aRow.size()), bw(p.bRow.size()), ap(p.aRow.size()), bp(p.bRow.size());
@@ -259,7 +318,12 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   if (!p.summa && (p.opt.grid == GridChoice::Rows ||
                    (p.opt.grid == GridChoice::Auto && preferRowsGrid(grid, TA, TB, k, topo, fetchNeeded))))
     grid = TileGrid::rowsOnly(topo.groups());
-  p.L = makeLayout(grid, p.summa ? 1 : topo.ranks_per_group(), m, k, n, ap, aw, bp, bw, p.world);
+  if (!p.summa && p.opt.slices == SliceChoice::Owners && p.opt.grid == GridChoice::Auto)
+    grid = TileGrid::rowsOnly(topo.groups());
+  SliceCuts cuts;
+  if (!p.summa) cuts = ownerCuts(p.opt.slices, grid, topo, p.opt.permute, *p.rowPos, innerPos, p.bRow, aw, p.world, &p.bStays);
+  p.aStays = !cuts.a.empty();
+  p.L = makeLayout(grid, p.summa ? 1 : topo.ranks_per_group(), m, k, n, ap, aw, bp, bw, p.world, cuts);
   checkLocalIndexRange(p.L);  // before anything moves: tiles must fit 32-bit local indices
   const std::shared_ptr<const Topology> topoPtr = p.topo;
   p.rank_of = p.summa ? RankOf([](int unit, int) { return unit; })
@@ -272,6 +336,7 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   p.stats.grid_rows = p.L.grid.rows;
   p.stats.grid_cols = p.L.grid.cols;
   p.stats.rounds = p.L.grid.rounds;
+  p.stats.owner_slices = p.aStays;
   p.firstA = std::move(TA);
   p.firstB = std::move(TB);
   p.haveFirst = true;
@@ -299,6 +364,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     s.grid_rows = stats.grid_rows;
     s.grid_cols = stats.grid_cols;
     s.rounds = stats.rounds;
+    s.owner_slices = stats.owner_slices;
     return s;
   }();
   stats = fresh;
@@ -365,7 +431,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     p.firstB = Triplets();
     Teuchos::TimeMonitor tilesTimer(*phaseTimer("Trident: redistribute in: tiles"));
     tiles = runOrAbort(p.world, "redistribute in", [&] {
-      return distributeTiles(p.L, TA, TB, p.rank_of, p.my_unit, p.my_k, p.world, &sent);
+      return distributeTiles(p.L, TA, TB, p.rank_of, p.my_unit, p.my_k, p.world, &sent, p.aStays, p.bStays);
     });
   }
   accountSent();

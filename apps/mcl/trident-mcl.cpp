@@ -12,10 +12,12 @@
 #include <vector>
 
 #include <mpi.h>
+#include <Teuchos_TimeMonitor.hpp>
 #include <Tpetra_Core.hpp>
 
 #include "Trident_MCL.hpp"
 #include "Trident_MatrixMarket.hpp"
+#include "TimerOutput.hpp"
 
 namespace {
 
@@ -78,11 +80,14 @@ int main(int argc, char** argv) {
     Trident::mcl::Options opt;
     std::string input, output;
     bool quiet = false;
+    // Default: no timer output, as before this option existed (stdout may carry the clusters).
+    TridentPerf::TimerOptions timerOpts("none");
     for (int a = 1; a < argc; ++a) {
       std::string arg = argv[a], v;
       if (arg == "-h" || arg == "--help") {
-        if (rank == 0) std::cout << usage;
+        if (rank == 0) std::cout << usage << TridentPerf::TimerOptions::help();
         return 0;
+      } else if (timerOpts.take(a, argc, argv)) {
       } else if (takeValue(a, argc, argv, "-I", v)) {
         opt.inflation = static_cast<float>(toDouble(v, "-I"));  // mcl parses -I into a float
       } else if (takeValue(a, argc, argv, "-o", v)) {
@@ -143,11 +148,21 @@ int main(int argc, char** argv) {
       output = "out." + base + "." + s;
     }
     if (!quiet) opt.progress = &std::cerr;
+    // From here on every TimeMonitor timer (the expansions' Trident phases) nests in this one.
+    TridentPerf::TimerOutput timers("trident-mcl", timerOpts);
+    auto stage = [](const char* name) {
+      return Teuchos::rcp(new Teuchos::TimeMonitor(*Teuchos::TimeMonitor::getNewCounter(name)));
+    };
 
     double t0 = MPI_Wtime();
+    auto tm = stage("trident-mcl: read");
     auto A = Trident::io::readMatrixMarket(input, comm);
+    tm = Teuchos::null;
     double tread = MPI_Wtime() - t0;
+    tm = stage("trident-mcl: cluster");
     auto res = Trident::mcl::cluster(*A, opt);
+    tm = Teuchos::null;
+    tm = stage("trident-mcl: write");
     if (rank == 0) {
       if (output == "-") {
         Trident::mcl::writeClusters(std::cout, res.clusters);
@@ -160,6 +175,12 @@ int main(int argc, char** argv) {
         std::cerr << "trident-mcl: read " << tread << " s; " << res.clusters.size() << " clusters written to "
                   << output << "\n";
     }
+    tm = Teuchos::null;
+    const std::string base = input.substr(input.find_last_of('/') == std::string::npos ? 0 : input.find_last_of('/') + 1);
+    // The clusters may be on stdout (-o -): the timers go to stderr then.
+    timers.report(comm, output == "-" ? std::cerr : std::cout,
+                  "trident-mcl " + base.substr(0, base.rfind(".mtx")) + " P" + std::to_string(comm->getSize()) + " " +
+                      opt.algorithm);
   } catch (const std::exception& e) {
     if (rank == 0) std::cerr << "trident-mcl: " << e.what() << "\n";
     status = 1;

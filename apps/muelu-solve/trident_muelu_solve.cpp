@@ -17,6 +17,9 @@
 
 #include <MueLu_Hierarchy.hpp>
 #include <MueLu_TpetraOperator.hpp>
+#include <MueLu_VerboseObject.hpp>
+#include <Teuchos_TimeMonitor.hpp>
+#include <Teuchos_oblackholestream.hpp>
 #include <Teuchos_XMLParameterListHelpers.hpp>
 #include <Tpetra_Core.hpp>
 
@@ -26,6 +29,7 @@
 #include "Trident_MueLuProblems.hpp"
 #include "Trident_MueLuRAPFactory.hpp"
 #include "Trident_MueLuSolve.hpp"
+#include "TimerOutput.hpp"
 
 namespace {
 const char* kUsage =
@@ -58,8 +62,18 @@ int main(int argc, char** argv) {
   int lambda = 0, maxLevels = 10, coarseMax = 1000, maxIters = 500;
   double tol = 1e-8;
   bool repartition = false, verbose = false;
+  // Default: no timer output, as before this option existed.
+  TridentPerf::TimerOptions timerOpts("none");
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    bool timerArg = false;
+    try {
+      timerArg = timerOpts.take(i, argc, argv);
+    } catch (const std::invalid_argument& e) {
+      if (rank == 0) std::fprintf(stderr, "trident-muelu-solve: %s\n%s", e.what(), kUsage);
+      return 2;
+    }
+    if (timerArg) continue;
     if (arg(a, "matrix", v)) matrix = v;
     else if (arg(a, "laplace", v)) laplace = v;
     else if (arg(a, "n", v)) n = std::atoll(v.c_str());
@@ -74,7 +88,7 @@ int main(int argc, char** argv) {
     else if (a == "--repartition") repartition = true;
     else if (a == "--verbose") verbose = true;
     else if (a == "--help" || a == "-h") {
-      if (rank == 0) std::printf("%s", kUsage);
+      if (rank == 0) std::printf("%s%s", kUsage, TridentPerf::TimerOptions::help());
       return 0;
     } else {
       if (rank == 0) std::fprintf(stderr, "trident-muelu-solve: unknown argument %s\n%s", a.c_str(), kUsage);
@@ -86,22 +100,39 @@ int main(int argc, char** argv) {
     if (rank == 0) std::fprintf(stderr, "trident-muelu-solve: bad arguments\n%s", kUsage);
     return 2;
   }
+  TridentPerf::TimerFormat timerFormat;
+  try {
+    timerFormat = TridentPerf::parseTimerFormat(timerOpts.format);
+  } catch (const std::invalid_argument& e) {
+    if (rank == 0) std::fprintf(stderr, "trident-muelu-solve: %s\n%s", e.what(), kUsage);
+    return 2;
+  }
+  // From here on every TimeMonitor timer (MueLu's, Trident's, Tpetra's) nests in this one.
+  TridentPerf::TimerOutput timers("trident-muelu-solve", timerOpts);
+  auto stage = [](const char* name) {
+    return Teuchos::rcp(new Teuchos::TimeMonitor(*Teuchos::TimeMonitor::getNewCounter(name)));
+  };
 
   try {
     // ---- the problem
     Teuchos::RCP<Trident::crs_matrix_type> A;
     Teuchos::RCP<Trident::muelu::coord_multivector_type> coords;
-    std::string what;
+    std::string what, watchrName;
+    auto tm = stage("trident-muelu-solve: problem");
     if (!matrix.empty()) {
       A = Trident::io::readMatrixMarket(matrix, comm);
       what = matrix;
+      watchrName = matrix.substr(matrix.find_last_of('/') == std::string::npos ? 0 : matrix.find_last_of('/') + 1);
+      watchrName = watchrName.substr(0, watchrName.rfind(".mtx"));
     } else {
       const int dim = laplace == "2d" ? 2 : 3;
       if (n <= 0) n = dim == 2 ? 300 : 40;
       A = dim == 2 ? Trident::gen::laplace2d(n, comm) : Trident::muelu::laplacian(3, n, comm);
       if (repartition) coords = Trident::muelu::gridCoordinates(*A, dim, n);
       what = laplace + " Laplacian, n=" + std::to_string(n);
+      watchrName = "laplace" + laplace + "_n" + std::to_string(n);
     }
+    tm = Teuchos::null;
     if (A->getGlobalNumRows() != A->getGlobalNumCols())
       throw std::invalid_argument("the matrix must be square (and SPD)");
 
@@ -136,6 +167,12 @@ int main(int argc, char** argv) {
     if (rap == "trident" && lambda > 0) params.set("trident: ranks per group", lambda);
     if (rap == "trident" && !algorithm.empty()) params.set("trident: algorithm", algorithm);
     if (!coords.is_null()) params.sublist("user data").set("Coordinates", coords);
+    // MueLu starts its own timers only at verbosity "medium" and up; for the timer output they are
+    // turned on with MueLu's printing discarded (--verbose or an --xml file keep their own).
+    if (timerFormat != TridentPerf::TimerFormat::None && xml.empty() && !verbose) {
+      params.set("verbosity", "medium");
+      MueLu::VerboseObject::SetMueLuOStream(Teuchos::getFancyOStream(Teuchos::rcp(new Teuchos::oblackholestream)));
+    }
 
     if (rank == 0)
       std::printf("trident-muelu-solve: %s, %lld rows, %lld nnz, P=%d, rap=%s%s\n", what.c_str(),
@@ -145,11 +182,13 @@ int main(int argc, char** argv) {
     // ---- setup
     Trident::muelu::resetRAPStats();
     comm->barrier();
+    tm = stage("trident-muelu-solve: setup");
     const double t0 = MPI_Wtime();
     auto M = Trident::muelu::CreateTpetraPreconditioner(
         Teuchos::rcp_implicit_cast<Tpetra::Operator<Trident::Scalar, Trident::LO, Trident::GO, Trident::Node>>(A), params);
     comm->barrier();
     const double setup = MPI_Wtime() - t0;
+    tm = Teuchos::null;
     const auto& st = Trident::muelu::rapStats();
     double rapLocal = st.seconds, rapMax = 0;
     Teuchos::reduceAll<int, double>(*comm, Teuchos::REDUCE_MAX, rapLocal, Teuchos::outArg(rapMax));
@@ -174,10 +213,14 @@ int main(int argc, char** argv) {
     ones->putScalar(1.0);
     auto b = Teuchos::rcp(new Trident::muelu::multivector_type(A->getRangeMap(), 1));
     A->apply(*ones, *b);
+    tm = stage("trident-muelu-solve: solve");
     auto res = Trident::muelu::solveCG(A, M, b, x, tol, maxIters);
+    tm = Teuchos::null;
     if (rank == 0)
       std::printf("CG: %s, %d iterations, final relative residual %.3e, solve %.4f s\n",
                   res.converged ? "converged" : "NOT converged", res.iterations, res.relative_residual, res.seconds);
+    timers.report(comm, std::cout,
+                  "trident-muelu-solve " + watchrName + " P" + std::to_string(P) + " rap=" + rap);
     return res.converged ? 0 : 1;
   } catch (std::exception& e) {
     std::fprintf(stderr, "trident-muelu-solve [rank %d]: %s\n", rank, e.what());

@@ -56,6 +56,7 @@ void runCase(const std::string& name, const crs_matrix_type& A, bool tA, const c
     std::string permute;
     std::string grid = "auto";
     std::string fetch = "needed";
+    std::string slices = "auto";
   };
   std::vector<Variant> variants;
   for (int l : lambdas) variants.push_back({"trident", l, "none"});
@@ -63,6 +64,10 @@ void runCase(const std::string& name, const crs_matrix_type& A, bool tA, const c
   variants.push_back({"trident", lambdas[0], "none", "rows"});
   variants.push_back({"trident", lambdas.size() > 2 ? lambdas[1] : lambdas[0], "none", "square"});
   variants.push_back({"trident", lambdas.back(), "none", "square", "whole"});
+  // Slices at the 1D owners' rows (nothing moves in or out) and always balanced ones.
+  variants.push_back({"trident", lambdas.back(), "none", "auto", "needed", "owners"});
+  variants.push_back({"trident", lambdas[0], "none", "rows", "whole", "owners"});
+  variants.push_back({"trident", lambdas.back(), "none", "rows", "needed", "balanced"});
   if (with_permute) {
     variants.push_back({"trident", lambdas.size() > 1 ? lambdas[1] : lambdas[0], "random"});
     variants.push_back({"summa", lambdas[0], "random"});
@@ -74,8 +79,10 @@ void runCase(const std::string& name, const crs_matrix_type& A, bool tA, const c
     params->set("trident: permute", v.permute);
     params->set("trident: grid", v.grid);
     params->set("trident: fetch", v.fetch);
+    params->set("trident: slices", v.slices);
     auto C = emptyOn(rowMap);
-    const std::string what = name + " [" + v.algo + " lambda=" + std::to_string(v.lambda) + " permute=" + v.permute + " grid=" + v.grid + " fetch=" + v.fetch + "]";
+    const std::string what = name + " [" + v.algo + " lambda=" + std::to_string(v.lambda) + " permute=" + v.permute +
+                             " grid=" + v.grid + " fetch=" + v.fetch + " slices=" + v.slices + "]";
     bool threw = false;
     try {
       Trident::MatrixMatrix::Multiply(A, tA, B, tB, *C, true, "", params);

@@ -6,6 +6,7 @@
 // the block (same operands' patterns, new values), every round only adds its values into that
 // pattern: no symbolic work, no partial blocks, no accumulation pass. For a values-only assembly (state->values_only) the block then
 // has rowptr and val but no col: the pattern's are the plan's.
+#include <stdexcept>
 #include <vector>
 
 #include "trident/algorithms/Algorithms.hpp"
@@ -33,6 +34,7 @@ class RoundAccumulator {
   bool numeric() const { return state_ && state_->has_pattern; }
 
   void add(const Csr& a, const Csr& b) {
+    if (has_sum_) throw std::logic_error("Trident: RoundAccumulator got more rounds than it was made for");
     if (numeric())
       numericMultiplyInto(a, b, state_->pattern, C_.val, state_->dense);
     else if (static_cast<int>(partials_.size()) + 1 < rounds_)

@@ -115,7 +115,11 @@ Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends)
   for (const Csr& p : addends)
     if (p.nrows != 0 && p.nnz() != 0) live.push_back(&p);
   Csr C(A.nrows, B.ncols);
+  // The product's terms and the addends are summed apart and added at the end, in the order the
+  // plan's numeric re-execution sums rounds (earlier rounds first, then this round's sum), so a
+  // re-executed plan gives bit-identical values.
   SortedRowAccumulator spa(B.ncols);
+  std::vector<double> earlier(static_cast<std::size_t>(B.ncols), 0.0);
   constexpr std::uint64_t kReserveLimit = std::uint64_t{1} << 28;  // as in gustavsonMultiply
   C.col.reserve(static_cast<std::size_t>(std::min(bound, kReserveLimit)));
   C.val.reserve(C.col.capacity());
@@ -124,7 +128,10 @@ Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends)
     std::int64_t work = 0;
     for (const Csr* p : live) {
       work += p->rowptr[r + 1] - p->rowptr[r];
-      for (std::int64_t q = p->rowptr[r]; q < p->rowptr[r + 1]; ++q) spa.add(p->col[q], p->val[q]);
+      for (std::int64_t q = p->rowptr[r]; q < p->rowptr[r + 1]; ++q) {
+        earlier[p->col[q]] += p->val[q];
+        spa.add(p->col[q], 0.0);
+      }
     }
     for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
       const double a = A.val[p];
@@ -142,9 +149,10 @@ Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends)
     C.val.resize(at + n);
     int* cp = C.col.data() + at;
     double* vp = C.val.data() + at;
-    spa.flush([&cp, &vp](int c, double v) {
+    spa.flush([&cp, &vp, &earlier](int c, double v) {
       *cp++ = c;
-      *vp++ = v;
+      *vp++ = earlier[c] + v;
+      earlier[c] = 0.0;
     });
     C.rowptr[r + 1] = static_cast<std::int64_t>(at + n);
   }

@@ -1,6 +1,8 @@
 #include "trident/partition/Layout.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace Trident {
 
@@ -89,18 +91,39 @@ std::vector<std::int64_t> balancedSlices(const std::vector<std::int64_t>& bounds
 Layout makeLayout(const TileGrid& grid, int slices, std::int64_t m, std::int64_t k, std::int64_t n,
                   const std::vector<std::int64_t>& a_row_pos, const std::vector<std::int64_t>& a_row_nnz,
                   const std::vector<std::int64_t>& b_row_pos, const std::vector<std::int64_t>& b_row_nnz,
-                  MPI_Comm comm) {
+                  MPI_Comm comm, const SliceCuts& cuts) {
   Layout L;
   L.grid = grid;
   L.slices = slices;
   L.m = m;
   L.k = k;
   L.n = n;
-  L.row_bounds = evenBounds(m, grid.rows);
-  L.inner_bounds = evenBounds(k, grid.rounds);
   L.col_bounds = evenBounds(n, grid.cols);
-  L.a_slice_bounds = balancedSlices(L.row_bounds, slices, a_row_pos, a_row_nnz, comm);
-  L.b_slice_bounds = balancedSlices(L.inner_bounds, slices, b_row_pos, b_row_nnz, comm);
+  // Fixed cuts: blocks are whole runs of slices, so both follow from the cut points.
+  auto fixed = [slices](const std::vector<std::int64_t>& c, int blocks, std::int64_t extent, const char* what,
+                        std::vector<std::int64_t>& bounds, std::vector<std::int64_t>& sliceBounds) {
+    if (c.size() != static_cast<std::size_t>(blocks) * slices + 1 || c.front() != 0 || c.back() != extent ||
+        !std::is_sorted(c.begin(), c.end()))
+      throw std::invalid_argument(std::string("makeLayout: bad slice cuts of ") + what);
+    bounds.resize(blocks + 1);
+    sliceBounds.resize(static_cast<std::size_t>(blocks) * (slices + 1));
+    for (int b = 0; b <= blocks; ++b) bounds[b] = c[static_cast<std::size_t>(b) * slices];
+    for (int b = 0; b < blocks; ++b)
+      for (int t = 0; t <= slices; ++t)
+        sliceBounds[static_cast<std::size_t>(b) * (slices + 1) + t] = c[static_cast<std::size_t>(b) * slices + t];
+  };
+  if (cuts.a.empty()) {
+    L.row_bounds = evenBounds(m, grid.rows);
+    L.a_slice_bounds = balancedSlices(L.row_bounds, slices, a_row_pos, a_row_nnz, comm);
+  } else {
+    fixed(cuts.a, grid.rows, m, "A", L.row_bounds, L.a_slice_bounds);
+  }
+  if (cuts.b.empty()) {
+    L.inner_bounds = evenBounds(k, grid.rounds);
+    L.b_slice_bounds = balancedSlices(L.inner_bounds, slices, b_row_pos, b_row_nnz, comm);
+  } else {
+    fixed(cuts.b, grid.rounds, k, "B", L.inner_bounds, L.b_slice_bounds);
+  }
   return L;
 }
 

@@ -43,11 +43,20 @@ struct Layout {
 // Even split of [0, n) into parts blocks.
 std::vector<std::int64_t> evenBounds(std::int64_t n, int parts);
 
+// Slices cut at given rows instead of balanced: a has grid.rows * slices + 1 ascending positions
+// of A's rows (block i = [a[i*slices], a[(i+1)*slices]), its slice t starts at a[i*slices + t]),
+// b likewise over B's rows and the grid.rounds inner blocks. Empty: balanced. The Tpetra adapter
+// passes the 1D row owners' boundaries, so that each rank's slice is the rows it already holds.
+struct SliceCuts {
+  std::vector<std::int64_t> a, b;
+};
+
 // Collective over comm. Builds the layout; each rank passes the positions of the rows of A and of
-// B it holds and their nonzero counts (any distribution), from which the slices are balanced.
+// B it holds and their nonzero counts (any distribution), from which the slices are balanced
+// (those that cuts does not fix).
 Layout makeLayout(const TileGrid& grid, int slices, std::int64_t m, std::int64_t k, std::int64_t n,
                   const std::vector<std::int64_t>& a_row_pos, const std::vector<std::int64_t>& a_row_nnz,
                   const std::vector<std::int64_t>& b_row_pos, const std::vector<std::int64_t>& b_row_nnz,
-                  MPI_Comm comm);
+                  MPI_Comm comm, const SliceCuts& cuts = {});
 
 }  // namespace Trident

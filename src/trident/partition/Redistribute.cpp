@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 
 #include "trident/core/Errors.hpp"
@@ -102,9 +103,22 @@ void checkLocalIndexRange(const Layout& L) {
 }
 
 OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B, const RankOf& rank_of,
-                           int my_unit, int my_k, MPI_Comm comm, std::vector<std::uint64_t>* bytes_to) {
+                           int my_unit, int my_k, MPI_Comm comm, std::vector<std::uint64_t>* bytes_to,
+                           bool a_stays, bool b_stays) {
   const TileGrid& g = L.grid;
   checkLocalIndexRange(L);
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  // An operand whose slices are its holders' own rows keeps its entries (a copy, as the exchange
+  // would have made): no counts, no all-to-all.
+  auto move = [&](const Triplets& T, const std::vector<int>& dest, bool stays, const char* what) {
+    if (!stays) return exchangeTriplets(T, dest, comm, bytes_to);
+    for (int d : dest)
+      if (d != me)
+        throw std::logic_error(std::string("Trident: internal error: an entry of ") + what +
+                               " would have to move although its slices are its holders' rows");
+    return T;
+  };
   // Entries come row by row: the row's block and slice are looked up once per row.
   std::vector<int> dest(A.size());
   std::int64_t lastRow = -1;
@@ -117,7 +131,7 @@ OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B
     }
     dest[t] = rank_of(g.a_owner(i, L.inner_block(A.col[t])), slice);
   }
-  Triplets myA = exchangeTriplets(A, dest, comm, bytes_to);
+  Triplets myA = move(A, dest, a_stays, "A");
   dest.resize(B.size());
   lastRow = -1;
   int s = 0;
@@ -129,7 +143,7 @@ OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B
     }
     dest[t] = rank_of(g.b_owner(s, L.col_block(B.col[t])), slice);
   }
-  Triplets myB = exchangeTriplets(B, dest, comm, bytes_to);
+  Triplets myB = move(B, dest, b_stays, "B");
 
   const int ui = g.unit_row(my_unit), uj = g.unit_col(my_unit);
   OwnedTiles tiles;

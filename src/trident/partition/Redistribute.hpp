@@ -44,8 +44,12 @@ using RankOf = std::function<int(int unit, int k)>;
 void checkLocalIndexRange(const Layout& L);
 
 // Collective over comm. Entries of A (m x k, positions) and of B (k x n) go to the rank that owns
-// their tile slice. my_unit/my_k say which tiles this rank owns.
+// their tile slice. my_unit/my_k say which tiles this rank owns. a_stays / b_stays (the same on
+// every rank): the layout's slices are the rows each rank already holds (SliceCuts at the 1D
+// owners), so that operand is bucketed locally with no communication at all; an entry that would
+// have to move then is an internal error (std::logic_error).
 OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B, const RankOf& rank_of,
-                           int my_unit, int my_k, MPI_Comm comm, std::vector<std::uint64_t>* bytes_to);
+                           int my_unit, int my_k, MPI_Comm comm, std::vector<std::uint64_t>* bytes_to,
+                           bool a_stays = false, bool b_stays = false);
 
 }  // namespace Trident

@@ -32,6 +32,7 @@ struct MultiplyStats {
   std::uint64_t local_flops = 0;  // multiply-adds done by this rank's local kernels
   std::uint64_t nnz_c_local = 0;  // entries of C this rank produced before redistribution out
   bool reused_plan = false;       // a kept MultiplyPlan wrote C's values in place (no symbolic work)
+  bool owner_slices = false;      // Trident's slices are the 1D owners' rows ("trident: slices")
   PhaseTimes times;
 };
 

@@ -1,6 +1,14 @@
 #pragma once
 // Times one phase into a MultiplyStats slot and into the Teuchos::TimeMonitor timer of the same
 // phase ("Trident: ..."), so both the stats object and TimeMonitor::summarize() report it.
+//
+// The timer is a scoped member: it starts after and stops before any phase opened inside it, so
+// when a Teuchos::StackedTimer is installed (the drivers' --timer-output, Trilinos's performance
+// tests) the phases nest (Trident: total > redistribute in / Gi wait / Li allgather / local
+// multiply / accumulate / redistribute out > ...). Sub-phases held in an RCP<TimeMonitor> must
+// drop the old monitor before starting the next (`m = null; m = rcp(new ...)`): a monitor
+// stopped while a later one still runs makes TimeMonitor drop the StackedTimer. The names are
+// dashboard keys (README, "Timers and performance tests"): keep them stable.
 #include <mpi.h>
 #include <Teuchos_TimeMonitor.hpp>
 #include <string>
