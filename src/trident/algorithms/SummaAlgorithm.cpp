@@ -40,9 +40,9 @@ Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo
   if (!state_ref.prepared) {
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
     Teuchos::TimeMonitor meta(*phaseTimer("Trident: redistribute in: tile metadata"));
-    state_ref.nnz = gatherNnzTable(L, tiles, me, 0, topo.world());
     MPI_Comm_split(topo.world(), i, j, &state_ref.row_comm);  // rank in row_comm = j
     MPI_Comm_split(topo.world(), j, i, &state_ref.col_comm);  // rank in col_comm = i
+    state_ref.nnz = gatherNnzTable(L, tiles, me, 0, state_ref.row_comm, state_ref.col_comm);
     state_ref.prepared = true;
   }
   const NnzTable& nnz = state_ref.nnz;
@@ -87,7 +87,19 @@ Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo
   const int lookahead = opt.lookahead < 1 ? 1 : opt.lookahead;
   int posted = 0;
   for (; posted < lookahead && posted < g.rounds; ++posted) post(posted);
+  // The broadcasts of the stages in flight progress between rows of the local multiply too (MPI
+  // moves a message only inside an MPI call), the same care as Trident's Gi fetch.
+  int current = 0;
+  LocalProgressHook hook([&] {
+    for (int q = current + 1; q < posted; ++q) {
+      if (st[q].reqs.empty()) continue;
+      int flag = 0;
+      MPI_Testall(static_cast<int>(st[q].reqs.size()), st[q].reqs.data(), &flag, MPI_STATUSES_IGNORE);
+      if (flag) st[q].reqs.clear();
+    }
+  });
   for (int s = 0; s < g.rounds; ++s) {
+    current = s;
     {
       PhaseTimer t(stats.times.gi_wait, "Trident: Gi wait");
       MPI_Waitall(static_cast<int>(st[s].reqs.size()), st[s].reqs.data(), MPI_STATUSES_IGNORE);

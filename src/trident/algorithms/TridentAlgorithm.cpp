@@ -8,6 +8,7 @@
 #include "trident/stats/PhaseTimer.hpp"
 #include "trident/transport/GiFetch.hpp"
 #include "trident/transport/LiAllgather.hpp"
+#include "trident/transport/LiRowExchange.hpp"
 #include "trident/transport/NeededRows.hpp"
 #include "trident/transport/NnzTable.hpp"
 
@@ -27,14 +28,13 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
   const int unit = topo.group(), k = topo.k(), lambda = topo.ranks_per_group();
   const int i = g.unit_row(unit), j = g.unit_col(unit);
   auto kernel = makeLocalSpGEMM(opt.local_kernel);
-  MpiLiTransport li(topo.li_comm());
 
   AlgorithmState local_state;
   AlgorithmState& st = state ? *state : local_state;
   if (!st.prepared) {
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
     Teuchos::TimeMonitor meta(*phaseTimer("Trident: redistribute in: tile metadata"));
-    st.nnz = gatherNnzTable(L, tiles, unit, k, topo.world());
+    st.nnz = gatherNnzTable(L, tiles, unit, k, topo.gi_comm(), topo.li_comm());
     if (opt.fetch_needed_rows) st.needed = std::make_unique<NeededRows>(L, tiles, k, topo.li_comm(), topo.gi_comm());
     st.prepared = true;
   }
@@ -42,39 +42,83 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
   const NeededRows* needed = st.needed.get();
   RoundAccumulator acc(*kernel, state, L.a_slice(i, k + 1) - L.a_slice(i, k), L.col_width(j), g.rounds);
   GiFetch gi(L, tiles, nnz, unit, k, topo.gi_comm(), opt.lookahead, needed);
-  gi.postSends();
   gi.postReceivesUpTo(opt.lookahead);
+  gi.postSendsUpTo(opt.lookahead);
 
-  std::vector<std::int64_t> slice_rows(lambda), slice_nnz(lambda);
-  for (int r = 0; r < g.rounds; ++r) {
-    const int s = g.stage(r, i, j);
-    const Csr *a = nullptr, *b = nullptr;
+  auto sliceRows = [&](int s) {
+    std::vector<std::int64_t> rows(lambda);
+    for (int q = 0; q < lambda; ++q) rows[q] = L.b_slice(s, q + 1) - L.b_slice(s, q);
+    return rows;
+  };
+  auto multiply = [&](const Csr& a, const Csr& b) {
+    PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
+    stats.local_flops += multiplyFlops(a, b);
+    acc.add(a, b);
+  };
+
+  if (lambda > 1 && needed) {
+    // Needed rows over Li, pipelined: round r+1's group exchange starts as soon as its Gi slices are
+    // here (tested while round r multiplies) and runs while round r multiplies.
+    std::unique_ptr<LiRowExchange> li_next;
+    int li_round = -1;  // round of li_next
+    auto startLi = [&](int r) {
+      const Csr *a = nullptr, *b = nullptr;
+      const std::vector<int>* b_rows = nullptr;
+      gi.wait(r, &a, &b, &b_rows);  // B's needed rows stay compressed
+      const int s = g.stage(r, i, j);
+      li_next = std::make_unique<LiRowExchange>(topo.li_comm(), r, *a, *b, b_rows, sliceRows(s), k,
+                                                g.a_owner(i, s) == unit ? needed->groupMasks(s) : std::vector<std::uint8_t>{});
+      li_round = r;
+    };
+    LocalProgressHook hook([&] {
+      gi.progress();
+      if (li_next) {
+        li_next->progress();
+      } else if (li_round + 1 < g.rounds && gi.test(li_round + 1)) {
+        startLi(li_round + 1);
+      }
+    });
     {
       PhaseTimer t(stats.times.gi_wait, "Trident: Gi wait");
-      gi.wait(r, &a, &b);
+      startLi(0);
     }
-    Csr b_full;
-    const Csr* B = b;
-    if (lambda > 1) {
-      PhaseTimer t(stats.times.li_allgather, "Trident: Li allgather");
-      for (int q = 0; q < lambda; ++q) slice_rows[q] = L.b_slice(s, q + 1) - L.b_slice(s, q);
-      if (needed) {
-        // Each rank gets only the rows its own A slice uses.
-        b_full = li.exchangeNeeded(*a, *b, slice_rows, k, &stats.li_bytes_sent, &stats.li_bytes_recv);
-      } else {
-        for (int q = 0; q < lambda; ++q) slice_nnz[q] = nnz.b_nnz(s, j, q);
-        b_full = li.allgather(*b, slice_rows, slice_nnz, &stats.li_bytes_sent, &stats.li_bytes_recv);
+    for (int r = 0; r < g.rounds; ++r) {
+      if (!li_next) {
+        PhaseTimer t(stats.times.gi_wait, "Trident: Gi wait");
+        startLi(r);
       }
-      B = &b_full;
+      Csr a_used, b_used;
+      {
+        PhaseTimer t(stats.times.li_allgather, "Trident: Li allgather");
+        li_next->finish(&a_used, &b_used, &stats.li_bytes_sent, &stats.li_bytes_recv);
+        li_next.reset();
+      }
+      gi.release(r);
+      multiply(a_used, b_used);
     }
-    gi.progress();
-    {
-      PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
-      stats.local_flops += multiplyFlops(*a, *B);
-      acc.add(*a, *B);
+  } else {
+    MpiLiTransport li(topo.li_comm());
+    LocalProgressHook hook([&] { gi.progress(); });
+    std::vector<std::int64_t> slice_nnz(lambda);
+    for (int r = 0; r < g.rounds; ++r) {
+      const int s = g.stage(r, i, j);
+      const Csr *a = nullptr, *b = nullptr;
+      {
+        PhaseTimer t(stats.times.gi_wait, "Trident: Gi wait");
+        gi.wait(r, &a, &b);
+      }
+      Csr b_full;
+      const Csr* B = b;
+      if (lambda > 1) {
+        // Whole tiles, as the paper describes.
+        PhaseTimer t(stats.times.li_allgather, "Trident: Li allgather");
+        for (int q = 0; q < lambda; ++q) slice_nnz[q] = nnz.b_nnz(s, j, q);
+        b_full = li.allgather(*b, sliceRows(s), slice_nnz, &stats.li_bytes_sent, &stats.li_bytes_recv);
+        B = &b_full;
+      }
+      multiply(*a, *B);
+      gi.release(r);
     }
-    gi.release(r);
-    gi.progress();
   }
   Csr C;
   {

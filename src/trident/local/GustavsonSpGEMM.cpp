@@ -3,6 +3,7 @@
 // sort C again; on the products measured this beat KokkosKernels' serial kernel plus the sort the
 // assembly then needed (see docs/benchmarks.md).
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "trident/core/HugePages.hpp"
@@ -10,6 +11,15 @@
 #include "trident/local/SortedRowAccumulator.hpp"
 
 namespace Trident {
+
+std::int64_t LocalProgressHook::everyWork() {
+  static const std::int64_t every = [] {
+    const char* e = std::getenv("TRIDENT_PROGRESS_EVERY_WORK");
+    const long long v = e ? std::atoll(e) : 0;
+    return v > 0 ? static_cast<std::int64_t>(v) : kProgressEveryWork;
+  }();
+  return every;
+}
 
 namespace {
 // Hypersparse operands: a block of B can be far wider than the columns it uses (with the G x 1
@@ -57,12 +67,16 @@ Csr gustavsonMultiply(const Csr& A, const Csr& B) {
   C.val.reserve(C.col.capacity());
   adviseHugePages(C.col.data(), C.col.capacity() * sizeof(int));
   adviseHugePages(C.val.data(), C.val.capacity() * sizeof(double));
+  ProgressTicker ticker;
   for (std::int64_t r = 0; r < A.nrows; ++r) {
+    std::int64_t work = 0;
     for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
       const double a = A.val[p];
       const int k = A.col[p];
+      work += B.rowptr[k + 1] - B.rowptr[k];
       for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) spa.add(bcol[q], a * B.val[q]);
     }
+    ticker.tick(work);
     const std::size_t at = C.col.size(), n = spa.size();
     if (at + n > C.col.capacity()) {
       C.col.reserve(std::max(2 * C.col.capacity(), at + n));
@@ -109,17 +123,23 @@ Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends)
   constexpr std::uint64_t kReserveLimit = std::uint64_t{1} << 28;  // as in gustavsonMultiply
   C.col.reserve(static_cast<std::size_t>(std::min(bound, kReserveLimit)));
   C.val.reserve(C.col.capacity());
+  ProgressTicker ticker;
   for (std::int64_t r = 0; r < A.nrows; ++r) {
-    for (const Csr* p : live)
+    std::int64_t work = 0;
+    for (const Csr* p : live) {
+      work += p->rowptr[r + 1] - p->rowptr[r];
       for (std::int64_t q = p->rowptr[r]; q < p->rowptr[r + 1]; ++q) {
         earlier[p->col[q]] += p->val[q];
         spa.add(p->col[q], 0.0);
       }
+    }
     for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
       const double a = A.val[p];
       const int k = A.col[p];
+      work += B.rowptr[k + 1] - B.rowptr[k];
       for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) spa.add(B.col[q], a * B.val[q]);
     }
+    ticker.tick(work);
     const std::size_t at = C.col.size(), n = spa.size();
     if (at + n > C.col.capacity()) {
       C.col.reserve(std::max(2 * C.col.capacity(), at + n));
@@ -147,12 +167,16 @@ void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, std::ve
   const CompressedColumns cc(B);
   const int* bcol = cc.columns(B);
   dense.assign(static_cast<std::size_t>(cc.width(B)), 0.0);
+  ProgressTicker ticker;
   for (std::int64_t r = 0; r < A.nrows; ++r) {
+    std::int64_t work = 0;
     for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
       const double a = A.val[p];
       const int k = A.col[p];
+      work += B.rowptr[k + 1] - B.rowptr[k];
       for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) dense[bcol[q]] += a * B.val[q];
     }
+    ticker.tick(work);
     for (std::int64_t q = pattern.rowptr[r]; q < pattern.rowptr[r + 1]; ++q) {
       // A pattern column that no entry of this B uses (another round's) gets nothing here.
       const int c = cc.compressed(pattern.col[q]);

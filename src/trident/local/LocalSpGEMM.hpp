@@ -3,6 +3,7 @@
 // implementation that every fast backend is tested against, and the fast backends (KokkosKernels
 // on the host; the GPU backend reserved by TRIDENT_ENABLE_CUDA slots in here).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +52,51 @@ void numericMultiplyInto(const Csr& A, const Csr& B, Csr& C, std::vector<double>
 // Same, with the pattern (rowptr, col; its val unused) and the values apart.
 void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, std::vector<double>& values,
                          std::vector<double>& dense);
+
+// Optional progress hook: while a local multiply runs, communication of later rounds is in flight,
+// and MPI moves a rendezvous message or a TCP fragment only when some MPI call runs. The host
+// Gustavson kernels call the hook of the calling thread between rows, about every
+// kProgressEveryWork multiply-adds, so a caller can test its requests (MPI_Testall) mid-multiply.
+// No hook (the default) costs one branch per row. Results never depend on it.
+class LocalProgressHook {
+ public:
+  static constexpr std::int64_t kProgressEveryWork = 1 << 16;
+  // kProgressEveryWork, or TRIDENT_PROGRESS_EVERY_WORK when set (tests use 1: a call after every row).
+  static std::int64_t everyWork();
+  // Installs hook for this thread until the object goes away (nesting restores the outer one).
+  explicit LocalProgressHook(std::function<void()> hook) : hook_(std::move(hook)), outer_(current()) {
+    current() = &hook_;
+  }
+  ~LocalProgressHook() { current() = outer_; }
+  LocalProgressHook(const LocalProgressHook&) = delete;
+  LocalProgressHook& operator=(const LocalProgressHook&) = delete;
+  static const std::function<void()>*& current() {
+    static thread_local const std::function<void()>* hook = nullptr;
+    return hook;
+  }
+
+ private:
+  std::function<void()> hook_;
+  const std::function<void()>* outer_;
+};
+
+// Counts work inside a kernel and calls the installed hook every kProgressEveryWork of it.
+class ProgressTicker {
+ public:
+  ProgressTicker() : hook_(LocalProgressHook::current()), budget_(hook_ ? LocalProgressHook::everyWork() : 0) {}
+  void tick(std::int64_t work) {
+    if (!hook_) return;
+    budget_ -= work + 1;
+    if (budget_ <= 0) {
+      budget_ = LocalProgressHook::everyWork();
+      (*hook_)();
+    }
+  }
+
+ private:
+  const std::function<void()>* hook_;
+  std::int64_t budget_;
+};
 
 // Multiply-adds of A*B: sum over A's entries (r,c) of nnz(B row c).
 std::uint64_t multiplyFlops(const Csr& A, const Csr& B);

@@ -48,6 +48,17 @@ GiFetch::GiFetch(const Layout& L, const OwnedTiles& tiles, const NnzTable& nnz, 
   MPI_Comm_get_attr(comm_, MPI_TAG_UB, &ub, &flag);
   if (flag && 6 * L.grid.rounds > *ub)
     throw std::runtime_error("Trident: too many rounds for this MPI's tag range");
+  const TileGrid& g = L.grid;
+  for (int s = 0; s < g.rounds; ++s) {
+    if (tiles.owns_a[s])
+      for (int jj = 0; jj < g.cols; ++jj)
+        if (jj != j_) schedule_.push_back({g.round_of(s, i_, jj), s, jj, false});
+    if (tiles.owns_b[s])
+      for (int ii = 0; ii < g.rows; ++ii)
+        if (ii != i_) schedule_.push_back({g.round_of(s, ii, j_), s, ii, true});
+  }
+  std::stable_sort(schedule_.begin(), schedule_.end(),
+                   [](const Outgoing& x, const Outgoing& y) { return x.round < y.round; });
 }
 
 // Only reached with transfers in flight when an exception unwinds through the multiply (finish()
@@ -61,7 +72,7 @@ GiFetch::GiFetch(const Layout& L, const OwnedTiles& tiles, const NnzTable& nnz, 
 // waiting for it elsewhere and never receive; after kStall without any transfer completing the
 // job ends with a message (the abort policy of core/Abort.hpp: it would end anyway).
 GiFetch::~GiFetch() {
-  bool started = !sends_.empty();
+  bool started = !sends_.empty() || next_send_ > 0;
   for (const auto& in : in_) started = started || in.posted;
   if (!started) return;  // nothing posted here; finish() already ran or the loop never began
 
@@ -100,6 +111,7 @@ GiFetch::~GiFetch() {
   try {
     for (int r = 0; r < L_.grid.rounds; ++r) {
       postReceive(r);
+      postSendsUpTo(r + 1);
       if (!complete(in_[r].reqs)) stalled("receiving the remaining rounds");
       in_[r].reqs.clear();
       release(r);
@@ -112,31 +124,26 @@ GiFetch::~GiFetch() {
   }
 }
 
-void GiFetch::postSends() {
+void GiFetch::postSend(const Outgoing& o) {
   const TileGrid& g = L_.grid;
-  for (int s = 0; s < g.rounds; ++s) {
-    if (tiles_.owns_a[s]) {
-      for (int jj = 0; jj < g.cols; ++jj) {
-        if (jj == j_) continue;
-        sendCsr(tiles_.a[s], g.unit(i_, jj), g.round_of(s, i_, jj), false, comm_, sends_, 0);
-        bytes_sent_ += tiles_.a[s].wireBytes();
-      }
-    }
-    if (tiles_.owns_b[s]) {
-      for (int ii = 0; ii < g.rows; ++ii) {
-        if (ii == i_) continue;
-        const Csr* slice = &tiles_.b[s];
-        if (needed_) {
-          filtered_.push_back(selectRows(tiles_.b[s], needed_->rows(ii, s)));
-          slice = &filtered_.back();
-        }
-        // The receiver allocated room for the whole slice: as many messages as that takes.
-        sendCsr(*slice, g.unit(ii, j_), g.round_of(s, ii, j_), true, comm_, sends_,
-                static_cast<std::size_t>(tiles_.b[s].nnz()));
-        bytes_sent_ += slice->wireBytes();
-      }
-    }
+  if (!o.isB) {
+    sendCsr(tiles_.a[o.s], g.unit(i_, o.peer_row_or_col), o.round, false, comm_, sends_, 0);
+    bytes_sent_ += tiles_.a[o.s].wireBytes();
+    return;
   }
+  const Csr* slice = &tiles_.b[o.s];
+  if (needed_) {
+    filtered_.push_back(selectRows(tiles_.b[o.s], needed_->rows(o.peer_row_or_col, o.s)));
+    slice = &filtered_.back();
+  }
+  // The receiver allocated room for the whole slice: as many messages as that takes.
+  sendCsr(*slice, g.unit(o.peer_row_or_col, j_), o.round, true, comm_, sends_,
+          static_cast<std::size_t>(tiles_.b[o.s].nnz()));
+  bytes_sent_ += slice->wireBytes();
+}
+
+void GiFetch::postSendsUpTo(int round_end) {
+  while (next_send_ < schedule_.size() && schedule_[next_send_].round < round_end) postSend(schedule_[next_send_++]);
 }
 
 void GiFetch::postReceive(int r) {
@@ -161,33 +168,59 @@ void GiFetch::postReceive(int r) {
     in.b.allocate(rows, L_.col_width(j_), nnz_.b_nnz(s, j_, k_));
     recvCsr(in.b, ub, r, true, comm_, in.reqs, &in.b_req, &in.b_col_reqs);
   }
+  in.st.resize(in.reqs.size());
 }
+
+bool GiFetch::testIncoming(Incoming& in) {
+  if (!in.posted) return false;
+  if (in.reqs.empty()) return true;
+  std::vector<int> idx(in.reqs.size());
+  std::vector<MPI_Status> st(in.reqs.size());
+  int done = 0;
+  MPI_Testsome(static_cast<int>(in.reqs.size()), in.reqs.data(), &done, idx.data(), st.data());
+  if (done == MPI_UNDEFINED) return true;
+  for (int q = 0; q < done; ++q) in.st[idx[q]] = st[q];
+  return std::all_of(in.reqs.begin(), in.reqs.end(), [](MPI_Request q) { return q == MPI_REQUEST_NULL; });
+}
+
+bool GiFetch::test(int r) { return r < L_.grid.rounds && testIncoming(in_[r]); }
 
 void GiFetch::postReceivesUpTo(int round_end) {
   for (int r = 0; r < round_end && r < L_.grid.rounds; ++r) postReceive(r);
 }
 
-void GiFetch::wait(int r, const Csr** a, const Csr** b) {
-  postReceivesUpTo(r + 1);
+void GiFetch::wait(int r, const Csr** a, const Csr** b, const std::vector<int>** b_rows) {
+  postReceivesUpTo(r + lookahead_);
+  postSendsUpTo(r + lookahead_);
   Incoming& in = in_[r];
+  // Completes the rest, keeping the statuses of requests that progress() completed earlier.
+  std::vector<int> idx(in.reqs.size());
   std::vector<MPI_Status> st(in.reqs.size());
-  if (!in.reqs.empty()) MPI_Waitall(static_cast<int>(in.reqs.size()), in.reqs.data(), st.data());
+  for (;;) {
+    int done = 0;
+    if (in.reqs.empty()) break;
+    MPI_Waitsome(static_cast<int>(in.reqs.size()), in.reqs.data(), &done, idx.data(), st.data());
+    if (done == MPI_UNDEFINED) break;
+    for (int q = 0; q < done; ++q) in.st[idx[q]] = st[q];
+  }
   in.reqs.clear();
   const int s = L_.grid.stage(r, i_, j_);
   if (in.a_remote) bytes_recv_ += in.a.wireBytes();
   if (in.b_remote) {
     if (in.b_filtered) {
-      const std::size_t got = bigcount::receivedCount(&st[in.b_req], in.b_col_reqs, MPI_INT);
+      const std::size_t got = bigcount::receivedCount(&in.st[in.b_req], in.b_col_reqs, MPI_INT);
       in.b.col.resize(got);
       in.b.val.resize(got);
     }
     bytes_recv_ += in.b.wireBytes();
-    if (in.b_filtered) in.b = expandRows(in.b, needed_->rows(i_, s), L_.b_slice(s, k_ + 1) - L_.b_slice(s, k_));
+    if (in.b_filtered && !b_rows) in.b = expandRows(in.b, needed_->rows(i_, s), L_.b_slice(s, k_ + 1) - L_.b_slice(s, k_));
   }
+  if (b_rows) *b_rows = in.b_remote && in.b_filtered ? &needed_->rows(i_, s) : nullptr;
   *a = in.a_remote ? &in.a : &tiles_.a[s];
   *b = in.b_remote ? &in.b : &tiles_.b[s];
   // Keep the pipeline `lookahead` rounds deep.
   postReceivesUpTo(r + 1 + lookahead_);
+  postSendsUpTo(r + 1 + lookahead_);
 }
 
 void GiFetch::release(int r) {
@@ -196,12 +229,17 @@ void GiFetch::release(int r) {
 }
 
 void GiFetch::progress() {
-  if (sends_.empty()) return;
-  int flag = 0;
-  MPI_Testall(static_cast<int>(sends_.size()), sends_.data(), &flag, MPI_STATUSES_IGNORE);
+  if (!sends_.empty()) {
+    int flag = 0;
+    MPI_Testall(static_cast<int>(sends_.size()), sends_.data(), &flag, MPI_STATUSES_IGNORE);
+    if (flag) sends_.clear();
+  }
+  for (Incoming& in : in_)
+    if (in.posted && !in.reqs.empty()) testIncoming(in);
 }
 
 void GiFetch::finish() {
+  postSendsUpTo(L_.grid.rounds);
   if (!sends_.empty()) MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
   sends_.clear();
   filtered_.clear();

@@ -1,9 +1,17 @@
 #pragma once
 // Gi transport for Trident: rank (i,j,k) fetches slice k of A(i,s) and B(s,j) from rank k of the
-// owning group. The schedule is static (static Cannon), so owners post every send up front and
-// requesters keep `lookahead` rounds of receives in flight: point-to-point, non-blocking, no
-// barrier and no world collective inside the loop. Messages travel on the gi communicator (the
-// ranks with my k, one per group, ranked by group = unit index).
+// owning group. The schedule is static (static Cannon): point-to-point, non-blocking, no barrier
+// and no world collective inside the loop. Messages travel on the gi communicator (the ranks with
+// my k, one per group, ranked by group = unit index).
+//
+// Both sides keep a window of `lookahead` rounds: requesters post receives, owners post sends, in
+// round order, for the rounds up to `lookahead` ahead of the one being multiplied. On a link that
+// is the bottleneck, posting every round's sends at once would let all rounds share the link, so
+// round 0 would arrive no sooner than the last; in round order the link carries the round that is
+// needed next. No deadlock: before blocking on round r a rank has posted every send of rounds
+// <= r, so round r completes on every rank once round r-1 has. progress() (called between rows
+// of the local kernel, see LocalProgressHook) tests the sends and receives in flight, because MPI
+// moves a rendezvous message only inside an MPI call.
 #include <mpi.h>
 #include <cstdint>
 #include <vector>
@@ -26,16 +34,23 @@ class GiFetch {
   GiFetch(const GiFetch&) = delete;
   GiFetch& operator=(const GiFetch&) = delete;
 
-  // Posts the sends of every owned slice to every unit that will need it, in any round.
-  void postSends();
+  // Posts, in round order, the sends of owned slices that other units need in rounds < round_end.
+  void postSendsUpTo(int round_end);
+  // All of them at once (the robustness tests' cleanup scenarios).
+  void postSends() { postSendsUpTo(L_.grid.rounds); }
   // Makes sure receives of rounds < `round_end` are posted.
   void postReceivesUpTo(int round_end);
-  // Blocks until round r's slices are here. Pointers stay valid until release(r).
-  void wait(int r, const Csr** a, const Csr** b);
+  // Blocks until round r's slices are here. Pointers stay valid until release(r). With b_rows, a
+  // slice of B that came with only the needed rows stays compressed: *b holds just those rows and
+  // *b_rows lists them (slice-local, ascending); *b_rows is null when *b has all the slice's rows.
+  // Without b_rows it is expanded to all rows (empty where not needed).
+  void wait(int r, const Csr** a, const Csr** b, const std::vector<int>** b_rows = nullptr);
   void release(int r);
-  // Lets MPI progress pending sends (called between local kernels).
+  // True when round r's slices are here (receives posted and complete); wait(r) then does not block.
+  bool test(int r);
+  // Lets MPI progress the transfers in flight (called between rows of the local kernel).
   void progress();
-  // Completes all sends. Must be called before the owned tiles go away.
+  // Posts the sends not posted yet and completes all. Must be called before the owned tiles go away.
   void finish();
 
   std::uint64_t bytes_sent() const { return bytes_sent_; }
@@ -49,9 +64,18 @@ class GiFetch {
     std::size_t b_req = 0;       // index in reqs of the first message of B's columns
     std::size_t b_col_reqs = 0;  // and how many messages they are
     std::vector<MPI_Request> reqs;
+    std::vector<MPI_Status> st;  // statuses of reqs, kept as they complete (filtered B reads its count)
     bool posted = false;
   };
+  // One owned slice to one unit, for that unit's round `round`.
+  struct Outgoing {
+    int round, s, peer_row_or_col;
+    bool isB;
+  };
   void postReceive(int r);
+  void postSend(const Outgoing& o);
+  // Tests in.reqs, keeping statuses; true when all are complete.
+  bool testIncoming(Incoming& in);
 
   const Layout& L_;
   const OwnedTiles& tiles_;
@@ -61,6 +85,8 @@ class GiFetch {
   int lookahead_;
   std::vector<Incoming> in_;
   std::vector<MPI_Request> sends_;
+  std::vector<Outgoing> schedule_;  // every send of this rank, in round order
+  std::size_t next_send_ = 0;       // schedule_[0, next_send_) are posted
   const NeededRows* needed_;
   std::deque<Csr> filtered_;  // row-selected copies of owned B slices, alive until finish()
   std::uint64_t bytes_sent_ = 0, bytes_recv_ = 0;

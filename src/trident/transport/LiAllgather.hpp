@@ -28,13 +28,7 @@ class MpiLiTransport final : public LiTransport {
   Csr allgather(const Csr& mine, const std::vector<std::int64_t>& slice_rows,
                 const std::vector<std::int64_t>& slice_nnz, std::uint64_t* sent, std::uint64_t* received) override;
 
-  // The tile rebuilt for this rank only: every rank tells the group (one bit per row of the
-  // tile) which rows its A slice `a` uses, and receives just those rows from their holders
-  // (Alltoallv), instead of the whole tile. Rows no one asked for stay empty. On banded and FE
-  // matrices this is the difference between a slice's band edge and the whole tile.
-  // slice_rows[t]: rows of slice t; `mine` is slice `me` of the tile.
-  Csr exchangeNeeded(const Csr& a, const Csr& mine, const std::vector<std::int64_t>& slice_rows, int me,
-                     std::uint64_t* sent, std::uint64_t* received);
+  // (The needed-rows exchange, non-blocking and row-compressed, is LiRowExchange.)
 
  private:
   MPI_Comm comm_;

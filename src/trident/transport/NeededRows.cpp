@@ -14,14 +14,37 @@ NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_C
   auto sliceRows = [&](int s) { return L.b_slice(s, my_k + 1) - L.b_slice(s, my_k); };
   auto packedBytes = [&](int s) { return (sliceRows(s) + 7) / 8; };
 
-  // 1. The column pattern of each A tile my group owns, ORed over the group's slices (Li), one bit
-  // per column of the tile.
+  // 1. The column pattern of each A slice my group owns, one bit per column of the tile, from every
+  // member (one Allgather over Li for all tiles): ORed, they are what the group's A tile uses;
+  // one by one, they are the masks of the Li row exchange in the rounds where the group
+  // multiplies its own A tile (LiRowExchange then skips its per-round mask exchange).
+  std::vector<std::int64_t> at(g.rounds + 1, 0);  // offset of tile s's mask in my packed masks
+  for (int s = 0; s < g.rounds; ++s) at[s + 1] = at[s] + (tiles.owns_a[s] ? (L.inner_width(s) + 7) / 8 : 0);
+  std::vector<std::uint8_t> own(static_cast<std::size_t>(at[g.rounds]), 0);
+  for (int s = 0; s < g.rounds; ++s)
+    if (tiles.owns_a[s])
+      for (int c : tiles.a[s].col) own[at[s] + c / 8] |= static_cast<std::uint8_t>(1u << (c % 8));
+  int lambda = 1;
+  MPI_Comm_size(li_comm, &lambda);
+  group_masks_.assign(static_cast<std::size_t>(lambda) * own.size(), 0);
+  bigcount::allgatherv(own.data(), group_masks_.data(), std::vector<std::int64_t>(lambda, static_cast<std::int64_t>(own.size())),
+                       MPI_UINT8_T, li_comm);
+  mask_at_.assign(g.rounds, -1);
+  lambda_ = lambda;
+  packed_ = static_cast<std::int64_t>(own.size());
+  mask_len_.assign(g.rounds, 0);
+  for (int s = 0; s < g.rounds; ++s)
+    if (tiles.owns_a[s]) {
+      mask_at_[s] = at[s];
+      mask_len_[s] = at[s + 1] - at[s];
+    }
+
   std::vector<std::uint8_t> mine;  // my slice-k portions of those patterns, packed bits, in s order
   for (int s = 0; s < g.rounds; ++s) {
     if (!tiles.owns_a[s]) continue;
-    std::vector<std::uint8_t> used(static_cast<std::size_t>((L.inner_width(s) + 7) / 8), 0);
-    for (int c : tiles.a[s].col) used[c / 8] |= static_cast<std::uint8_t>(1u << (c % 8));
-    bigcount::allreduce(used.data(), used.size(), MPI_UINT8_T, MPI_BOR, li_comm);
+    std::vector<std::uint8_t> used(group_masks_.begin() + at[s], group_masks_.begin() + at[s + 1]);
+    for (int q = 1; q < lambda; ++q)
+      for (std::int64_t b = 0; b < at[s + 1] - at[s]; ++b) used[b] |= group_masks_[q * packed_ + at[s] + b];
     const std::int64_t b0 = sliceBegin(s);
     std::vector<std::uint8_t> bits(static_cast<std::size_t>(packedBytes(s)), 0);
     for (std::int64_t r = 0; r < sliceRows(s); ++r) {
@@ -54,6 +77,18 @@ NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_C
       at += static_cast<std::size_t>(packedBytes(s));
     }
   }
+}
+
+std::vector<std::uint8_t> NeededRows::groupMasks(int s) const {
+  std::vector<std::uint8_t> out;
+  if (s < 0 || s >= static_cast<int>(mask_at_.size()) || mask_at_[s] < 0) return out;
+  const std::int64_t n = mask_len_[s];
+  out.reserve(static_cast<std::size_t>(lambda_ * n));
+  for (int q = 0; q < lambda_; ++q) {
+    const auto from = group_masks_.begin() + q * packed_ + mask_at_[s];
+    out.insert(out.end(), from, from + n);
+  }
+  return out;
 }
 
 Csr selectRows(const Csr& m, const std::vector<int>& keep) {

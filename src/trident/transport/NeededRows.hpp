@@ -24,9 +24,17 @@ class NeededRows {
   // Rows of slice my_k of B's row block s needed by the groups of grid row i, as indices local to
   // the slice, ascending.
   const std::vector<int>& rows(int i, int s) const { return rows_[static_cast<size_t>(i) * rounds_ + s]; }
+  // For an A tile A(i,s) my group owns: the column masks of its lambda slices (slice q's mask at
+  // q * bytes, bytes = (inner_width(s) + 7) / 8, bit c of byte c / 8), i.e. which rows of B's tile
+  // each member uses in the round it multiplies this tile. Empty for tiles the group does not own.
+  std::vector<std::uint8_t> groupMasks(int s) const;
 
  private:
-  int rounds_ = 1;
+  int rounds_ = 1, lambda_ = 1;
+  std::int64_t packed_ = 0;              // bytes of one member's masks, all owned tiles
+  std::vector<std::int64_t> mask_at_;    // offset of tile s in them, -1 when not owned
+  std::vector<std::int64_t> mask_len_;   // and its length
+  std::vector<std::uint8_t> group_masks_;  // every member's, member-major
   std::vector<std::vector<int>> rows_;  // [i * rounds + s]
 };
 

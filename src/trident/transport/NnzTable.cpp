@@ -4,7 +4,8 @@
 
 namespace Trident {
 
-NnzTable gatherNnzTable(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, MPI_Comm comm) {
+namespace {
+NnzTable reduced(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, const std::vector<MPI_Comm>& comms) {
   const TileGrid& g = L.grid;
   NnzTable T;
   T.slices = L.slices;
@@ -19,10 +20,20 @@ NnzTable gatherNnzTable(const Layout& L, const OwnedTiles& tiles, int my_unit, i
   }
   std::vector<std::int64_t> both(T.a);
   both.insert(both.end(), T.b.begin(), T.b.end());
-  bigcount::allreduce(both.data(), both.size(), MPI_INT64_T, MPI_SUM, comm);
+  for (MPI_Comm comm : comms) bigcount::allreduce(both.data(), both.size(), MPI_INT64_T, MPI_SUM, comm);
   std::copy(both.begin(), both.begin() + T.a.size(), T.a.begin());
   std::copy(both.begin() + T.a.size(), both.end(), T.b.begin());
   return T;
+}
+}  // namespace
+
+NnzTable gatherNnzTable(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, MPI_Comm comm) {
+  return reduced(L, tiles, my_unit, my_k, {comm});
+}
+
+NnzTable gatherNnzTable(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, MPI_Comm comm1,
+                        MPI_Comm comm2) {
+  return reduced(L, tiles, my_unit, my_k, {comm1, comm2});
 }
 
 }  // namespace Trident
