@@ -49,27 +49,28 @@ struct CompressedColumns {
 };
 }  // namespace
 
-Csr gustavsonMultiply(const Csr& A, const Csr& B) {
-  if (A.ncols != B.nrows) throw std::invalid_argument("gustavson SpGEMM: A.ncols != B.nrows");
-  Csr C(A.nrows, B.ncols);
-  if (A.nnz() == 0 || B.nnz() == 0) return C;
-  const CompressedColumns cc(B);
-  const int* bcol = cc.columns(B);
-  SortedRowAccumulator spa(cc.width(B));
-  // The multiply-adds bound nnz(C) from above, so reserving that much means the arrays are never
-  // reallocated (growing by doubling copied and page-faulted each entry about three times: half
-  // the local phase on as-caida at P = 1). Capacity that is never written costs address space
-  // only, not memory. Past kReserveLimit entries it falls back to doubling; an exact symbolic
-  // pass would read A and B twice, which costs more on the sparse products this targets.
+namespace {
+// The row loop of both products: for each row of A, addFirst(r) may put entries into the
+// accumulator, then A's row times B is added, and the row is written in column order with
+// value(c, v) as its values. bcol: B's column indices in the accumulator's numbering.
+//
+// The multiply-adds (+ what addFirst adds) bound nnz(C) from above, so reserving that much means
+// the arrays are never reallocated (growing by doubling copied and page-faulted each entry about
+// three times: half the local phase on as-caida at P = 1). Capacity that is never written costs
+// address space only, not memory. Past kReserveLimit entries it falls back to doubling; an exact
+// symbolic pass would read A and B twice, which costs more on the sparse products this targets.
+template <class AddFirst, class Value>
+Csr accumulateRows(const Csr& A, const Csr& B, const int* bcol, SortedRowAccumulator& spa, std::uint64_t bound,
+                   AddFirst&& addFirst, Value&& value) {
   constexpr std::uint64_t kReserveLimit = std::uint64_t{1} << 28;
-  const std::uint64_t bound = multiplyFlops(A, B);
+  Csr C(A.nrows, B.ncols);
   C.col.reserve(static_cast<std::size_t>(std::min(bound, kReserveLimit)));
   C.val.reserve(C.col.capacity());
   adviseHugePages(C.col.data(), C.col.capacity() * sizeof(int));
   adviseHugePages(C.val.data(), C.val.capacity() * sizeof(double));
   ProgressTicker ticker;
   for (std::int64_t r = 0; r < A.nrows; ++r) {
-    std::int64_t work = 0;
+    std::int64_t work = addFirst(r);
     for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
       const double a = A.val[p];
       const int k = A.col[p];
@@ -86,12 +87,24 @@ Csr gustavsonMultiply(const Csr& A, const Csr& B) {
     C.val.resize(at + n);
     int* cp = C.col.data() + at;
     double* vp = C.val.data() + at;
-    spa.flush([&cp, &vp](int c, double v) {
+    spa.flush([&cp, &vp, &value](int c, double v) {
       *cp++ = c;
-      *vp++ = v;
+      *vp++ = value(c, v);
     });
     C.rowptr[r + 1] = static_cast<std::int64_t>(at + n);
   }
+  return C;
+}
+}  // namespace
+
+Csr gustavsonMultiply(const Csr& A, const Csr& B) {
+  if (A.ncols != B.nrows) throw std::invalid_argument("gustavson SpGEMM: A.ncols != B.nrows");
+  if (A.nnz() == 0 || B.nnz() == 0) return Csr(A.nrows, B.ncols);
+  const CompressedColumns cc(B);
+  SortedRowAccumulator spa(cc.width(B));
+  Csr C = accumulateRows(
+      A, B, cc.columns(B), spa, multiplyFlops(A, B), [](std::int64_t) { return std::int64_t{0}; },
+      [](int, double v) { return v; });
   if (cc.on)
     for (int& c : C.col) c = cc.used[c];
   return C;
@@ -114,17 +127,12 @@ Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends)
   std::vector<const Csr*> live;
   for (const Csr& p : addends)
     if (p.nrows != 0 && p.nnz() != 0) live.push_back(&p);
-  Csr C(A.nrows, B.ncols);
   // The product's terms and the addends are summed apart and added at the end, in the order the
   // plan's numeric re-execution sums rounds (earlier rounds first, then this round's sum), so a
   // re-executed plan gives bit-identical values.
   SortedRowAccumulator spa(B.ncols);
   std::vector<double> earlier(static_cast<std::size_t>(B.ncols), 0.0);
-  constexpr std::uint64_t kReserveLimit = std::uint64_t{1} << 28;  // as in gustavsonMultiply
-  C.col.reserve(static_cast<std::size_t>(std::min(bound, kReserveLimit)));
-  C.val.reserve(C.col.capacity());
-  ProgressTicker ticker;
-  for (std::int64_t r = 0; r < A.nrows; ++r) {
+  auto addEarlier = [&](std::int64_t r) {
     std::int64_t work = 0;
     for (const Csr* p : live) {
       work += p->rowptr[r + 1] - p->rowptr[r];
@@ -133,30 +141,14 @@ Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends)
         spa.add(p->col[q], 0.0);
       }
     }
-    for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
-      const double a = A.val[p];
-      const int k = A.col[p];
-      work += B.rowptr[k + 1] - B.rowptr[k];
-      for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) spa.add(B.col[q], a * B.val[q]);
-    }
-    ticker.tick(work);
-    const std::size_t at = C.col.size(), n = spa.size();
-    if (at + n > C.col.capacity()) {
-      C.col.reserve(std::max(2 * C.col.capacity(), at + n));
-      C.val.reserve(C.col.capacity());
-    }
-    C.col.resize(at + n);
-    C.val.resize(at + n);
-    int* cp = C.col.data() + at;
-    double* vp = C.val.data() + at;
-    spa.flush([&cp, &vp, &earlier](int c, double v) {
-      *cp++ = c;
-      *vp++ = earlier[c] + v;
-      earlier[c] = 0.0;
-    });
-    C.rowptr[r + 1] = static_cast<std::int64_t>(at + n);
-  }
-  return C;
+    return work;
+  };
+  auto withEarlier = [&earlier](int c, double v) {
+    const double sum = earlier[c] + v;
+    earlier[c] = 0.0;
+    return sum;
+  };
+  return accumulateRows(A, B, B.col.data(), spa, bound, addEarlier, withEarlier);
 }
 
 void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, std::vector<double>& values,

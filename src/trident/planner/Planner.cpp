@@ -187,18 +187,40 @@ Prediction predictTpetra(const Pattern& A, const Pattern& B, const Ranks& ranks)
   return pr;
 }
 
+namespace {
+// A and B in the positions the library multiplies: as given, or under "trident: permute" =
+// "random" relabeled as the adapter relabels them (same seed, same permutations).
+class Relabeled {
+ public:
+  Relabeled(const Pattern& A, const Pattern& B, const PlanOptions& opt) : A_(A), B_(B), on_(opt.permute) {
+    if (!on_) return;
+    prow_ = Permutation(A.nrows, opt.seed);
+    pin_ = Permutation(A.ncols, opt.seed);
+    const Permutation pcol(B.ncols, opt.seed);
+    tA_ = toPositions(A, prow_, pin_);
+    tB_ = toPositions(B, pin_, pcol);
+  }
+  const Pattern& a() const { return on_ ? tA_ : A_; }
+  const Pattern& b() const { return on_ ? tB_ : B_; }
+  // The given row of A (inner index of B) at a relabeled position.
+  std::int64_t rowOf(std::int64_t x) const { return prow_.inverse(x); }
+  std::int64_t innerOf(std::int64_t c) const { return pin_.inverse(c); }
+
+ private:
+  const Pattern& A_;
+  const Pattern& B_;
+  bool on_;
+  Permutation prow_, pin_;  // identity unless relabeled
+  Pattern tA_, tB_;
+};
+}  // namespace
+
 Prediction predictSumma(const Pattern& A, const Pattern& B, const Ranks& ranks, const PlanOptions& opt) {
   checkInputs(A, B, ranks);
   const int P = ranks.P;
-  Permutation prow, pin, pcol;
-  if (opt.permute) {
-    prow = Permutation(A.nrows, opt.seed);
-    pin = Permutation(A.ncols, opt.seed);
-    pcol = Permutation(B.ncols, opt.seed);
-  }
-  Pattern tA, tB;
-  const Pattern& Ap = opt.permute ? (tA = toPositions(A, prow, pin)) : A;
-  const Pattern& Bp = opt.permute ? (tB = toPositions(B, pin, pcol)) : B;
+  const Relabeled rel(A, B, opt);
+  const Pattern& Ap = rel.a();
+  const Pattern& Bp = rel.b();
   const TileGrid g = TileGrid::forUnits(P);
   Tiles T(Ap, Bp, g, 1, false);
   const Layout& L = T.L;
@@ -216,7 +238,7 @@ Prediction predictSumma(const Pattern& A, const Pattern& B, const Ranks& ranks, 
   for (int i = 0; i < g.rows; ++i) {
     std::fill(nA.begin(), nA.end(), 0);
     for (std::int64_t x = L.row_bounds[i]; x < L.row_bounds[i + 1]; ++x) {
-      const int src = rowOwner(A, rowsA, opt.permute ? prow.inverse(x) : x);
+      const int src = rowOwner(A, rowsA, rel.rowOf(x));
       for (std::int64_t q = Ap.rowptr[x]; q < Ap.rowptr[x + 1]; ++q) {
         const std::int64_t c = Ap.col[q];
         const int s = T.inner_block[c];
@@ -255,7 +277,7 @@ Prediction predictSumma(const Pattern& A, const Pattern& B, const Ranks& ranks, 
       }
     }
   for (std::int64_t c = 0; c < Bp.nrows; ++c) {
-    const int src = rowOwner(B, rowsB, opt.permute ? pin.inverse(c) : c);
+    const int src = rowOwner(B, rowsB, rel.innerOf(c));
     const int s = T.inner_block[c];
     for (std::int64_t q = Bp.rowptr[c]; q < Bp.rowptr[c + 1]; ++q) moveIn(src, g.unit(s % g.rows, T.col_block[Bp.col[q]]));
   }
@@ -268,15 +290,9 @@ Prediction predictTrident(const Pattern& A, const Pattern& B, const Ranks& ranks
   const int P = ranks.P, lam = ranks.lambda;
   requireAll(g.units() == ranks.groups(), "planner: the grid has " + std::to_string(g.units()) + " units, not " +
                                               std::to_string(ranks.groups()) + " groups");
-  Permutation prow, pin, pcol;
-  if (opt.permute) {
-    prow = Permutation(A.nrows, opt.seed);
-    pin = Permutation(A.ncols, opt.seed);
-    pcol = Permutation(B.ncols, opt.seed);
-  }
-  Pattern tA, tB;
-  const Pattern& Ap = opt.permute ? (tA = toPositions(A, prow, pin)) : A;
-  const Pattern& Bp = opt.permute ? (tB = toPositions(B, pin, pcol)) : B;
+  const Relabeled rel(A, B, opt);
+  const Pattern& Ap = rel.a();
+  const Pattern& Bp = rel.b();
   Tiles T(Ap, Bp, g, lam, lam > 1);
   const Layout& L = T.L;
   const int cols = g.cols, rounds = g.rounds;
@@ -311,7 +327,7 @@ Prediction predictTrident(const Pattern& A, const Pattern& B, const Ranks& ranks
     std::fill(flopsJQ.begin(), flopsJQ.end(), 0);
     for (int q = 0; q < lam; ++q)
       for (std::int64_t x = L.a_slice(i, q); x < L.a_slice(i, q + 1); ++x) {
-        const int src = rowOwner(A, rowsA, opt.permute ? prow.inverse(x) : x);
+        const int src = rowOwner(A, rowsA, rel.rowOf(x));
         for (std::int64_t e = Ap.rowptr[x]; e < Ap.rowptr[x + 1]; ++e) {
           const std::int64_t c = Ap.col[e];
           const int s = T.inner_block[c];
@@ -408,7 +424,7 @@ Prediction predictTrident(const Pattern& A, const Pattern& B, const Ranks& ranks
     }
   }
   for (std::int64_t c = 0; c < Bp.nrows; ++c) {
-    const int src = rowOwner(B, rowsB, opt.permute ? pin.inverse(c) : c);
+    const int src = rowOwner(B, rowsB, rel.innerOf(c));
     const int s = T.inner_block[c], t = T.b_slice[c];
     for (std::int64_t q = Bp.rowptr[c]; q < Bp.rowptr[c + 1]; ++q)
       moveIn(src, rank(s % g.rows, T.col_block[Bp.col[q]], t));
