@@ -27,6 +27,7 @@
 #include "Trident_MCLRows.hpp"
 #include "Trident_MatrixMatrix.hpp"
 #include <trident/local/PrunedSpGEMM.hpp>
+#include <trident/stats/PhaseTimer.hpp>
 #include <trident/transport/BigCount.hpp>
 #include "Trident_ProductCounts.hpp"
 #include "Trident_TpetraComm.hpp"
@@ -571,6 +572,7 @@ void runFused(LocalRows& rows, std::vector<GO_>& gids, Result& res, const Option
       M fetched;
       const M* B = &T;
       if (!ex->ownsAll()) {
+        Teuchos::TimeMonitor fetchTimer(*phaseTimer("trident-mcl: fetch rows"));
         needed.clear();
         for (std::int64_t q = T.rowptr[bounds[p]]; q < T.rowptr[bounds[p + 1]]; ++q) mark[T.col[q]] = 1;
         for (GO_ g = 0; g < n; ++g)
@@ -584,7 +586,10 @@ void runFused(LocalRows& rows, std::vector<GO_>& gids, Result& res, const Option
       const double tb = now();
       tFetch += tb - ta;
       const double pruneBefore = tPrune;
-      parts.push_back(prunedMultiply(T, *B, bounds[p], bounds[p + 1], pruner, &counts));
+      {
+        Teuchos::TimeMonitor multiplyTimer(*phaseTimer("trident-mcl: multiply and prune"));
+        parts.push_back(prunedMultiply(T, *B, bounds[p], bounds[p + 1], pruner, &counts));
+      }
       tMult += (now() - tb) - (tPrune - pruneBefore);
     }
     if (phases == 1) {
