@@ -362,22 +362,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   const double t_start = MPI_Wtime();
   const Topology& topo = *p.topo;
   MultiplyStats& stats = p.stats;
-  const MultiplyStats fresh = [&] {
-    MultiplyStats s;
-    s.algorithm = stats.algorithm;
-    s.P = stats.P;
-    s.ranks_per_group = stats.ranks_per_group;
-    s.grid_rows = stats.grid_rows;
-    s.grid_cols = stats.grid_cols;
-    s.rounds = stats.rounds;
-    s.owner_slices = stats.owner_slices;
-    s.auto_chosen = stats.auto_chosen;
-    s.predicted_time = stats.predicted_time;
-    s.predicted_gi_bytes_recv = stats.predicted_gi_bytes_recv;
-    s.predicted_li_bytes_recv = stats.predicted_li_bytes_recv;
-    return s;
-  }();
-  stats = fresh;
+  clearMeasurements(stats);
   if (p.executions == 0) stats.times += p.setup;
 
   // A one-shot plan (Multiply) executes on the operands it was just built from: nothing to check.

@@ -28,6 +28,12 @@ constexpr int kNumTimes = sizeof(kTimes) / sizeof(kTimes[0]);
 constexpr int kNumCounters = sizeof(kCounters) / sizeof(kCounters[0]);
 }  // namespace
 
+void clearMeasurements(MultiplyStats& s) {
+  for (auto f : kCounters) s.*f = 0;
+  s.times = PhaseTimes();
+  s.reused_plan = false;
+}
+
 PhaseTimes& operator+=(PhaseTimes& a, const PhaseTimes& b) {
   for (auto f : kTimes) a.*f += b.*f;
   return a;

@@ -41,6 +41,10 @@ struct MultiplyStats {
   PhaseTimes times;
 };
 
+// Zeroes what one execution measures (byte and flop counters, times, reused_plan) and keeps what
+// describes the plan (algorithm, grid, P, lambda, slices, the planner's prediction).
+void clearMeasurements(MultiplyStats& s);
+
 // Adds the phase times of b to a (several multiplies reported as one, e.g. R*(A*P)).
 PhaseTimes& operator+=(PhaseTimes& a, const PhaseTimes& b);
 // Adds b's counters and times to a; nnz_c_local becomes b's (the last product's).
