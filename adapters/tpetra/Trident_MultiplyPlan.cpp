@@ -188,11 +188,11 @@ SliceCuts ownerCuts(SliceChoice choice, const TileGrid& grid, const Topology& to
   int me = topo.rank();
   bool mine = static_cast<std::int64_t>(bRow.size()) == innerPos.begin(me + 1) - innerPos.begin(me);
   for (std::size_t r = 0; r < bRow.size() && mine; ++r) mine = bRow[r] == innerPos.begin(me) + static_cast<std::int64_t>(r);
-  double v[3] = {0.0, 0.0, mine ? 0.0 : 1.0};
-  for (std::int64_t w : rowWork) v[0] += static_cast<double>(w);
+  double work = 0.0;
+  for (std::int64_t w : rowWork) work += static_cast<double>(w);
   double maxWork = 0.0;
-  MPI_Allreduce(&v[0], &maxWork, 1, MPI_DOUBLE, MPI_MAX, comm);
-  double sums[2] = {v[0], v[2]};
+  MPI_Allreduce(&work, &maxWork, 1, MPI_DOUBLE, MPI_MAX, comm);
+  double sums[2] = {work, mine ? 0.0 : 1.0};  // total work, ranks whose B rows are not aligned
   MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
   const double avg = sums[0] / P;
   if (choice == SliceChoice::Auto && (topo.groups() == 1 || maxWork > kOwnerImbalance * avg)) return {};

@@ -4,8 +4,8 @@
 // adds the earlier products into its accumulator (LocalSpGEMM::multiplyAdd), so the rounds are
 // summed once, while the last product is formed (sorted rows). With a plan's stored pattern of
 // the block (same operands' patterns, new values), every round only adds its values into that
-// pattern: no symbolic work, no partial blocks, no accumulation pass. For a values-only assembly (state->values_only) the block then
-// has rowptr and val but no col: the pattern's are the plan's.
+// pattern: no symbolic work, no partial blocks, no accumulation pass. For a values-only assembly
+// (state->values_only) the block then has rowptr and val but no col: the pattern's are the plan's.
 #include <stdexcept>
 #include <vector>
 
