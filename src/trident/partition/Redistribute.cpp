@@ -109,10 +109,11 @@ OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B
   checkLocalIndexRange(L);
   int me = 0;
   MPI_Comm_rank(comm, &me);
-  // An operand whose slices are its holders' own rows keeps its entries (a copy, as the exchange
-  // would have made): no counts, no all-to-all.
-  auto move = [&](const Triplets& T, const std::vector<int>& dest, bool stays, const char* what) {
-    if (!stays) return exchangeTriplets(T, dest, comm, bytes_to);
+  // An operand whose slices are its holders' own rows is bucketed from where it is: no counts,
+  // no all-to-all, no copy. Otherwise `moved` holds what the exchange brought.
+  auto move = [&](const Triplets& T, const std::vector<int>& dest, bool stays, const char* what,
+                  Triplets& moved) -> const Triplets& {
+    if (!stays) return moved = exchangeTriplets(T, dest, comm, bytes_to);
     for (int d : dest)
       if (d != me)
         throw std::logic_error(std::string("Trident: internal error: an entry of ") + what +
@@ -131,7 +132,8 @@ OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B
     }
     dest[t] = rank_of(g.a_owner(i, L.inner_block(A.col[t])), slice);
   }
-  Triplets myA = move(A, dest, a_stays, "A");
+  Triplets movedA, movedB;
+  const Triplets& myA = move(A, dest, a_stays, "A", movedA);
   dest.resize(B.size());
   lastRow = -1;
   int s = 0;
@@ -143,7 +145,7 @@ OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B
     }
     dest[t] = rank_of(g.b_owner(s, L.col_block(B.col[t])), slice);
   }
-  Triplets myB = move(B, dest, b_stays, "B");
+  const Triplets& myB = move(B, dest, b_stays, "B", movedB);
 
   const int ui = g.unit_row(my_unit), uj = g.unit_col(my_unit);
   OwnedTiles tiles;
