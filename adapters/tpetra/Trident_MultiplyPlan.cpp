@@ -19,6 +19,7 @@
 #include <trident/partition/Layout.hpp>
 #include <trident/partition/Permutation.hpp>
 #include <trident/partition/Redistribute.hpp>
+#include <trident/partition/ValueRoute.hpp>
 #include <trident/stats/PhaseTimer.hpp>
 #include <trident/transport/BigCount.hpp>
 
@@ -235,6 +236,15 @@ struct MultiplyPlan::Impl {
   // The operands as the plan saw them, used by the first execute of a one-shot plan (Multiply).
   Triplets firstA, firstB;
   bool haveFirst = false;
+  // A kept plan keeps its tiles, and the route of new values into them (the in phase of later
+  // executes: values only, point to point).
+  OwnedTiles keptTiles;
+  ValueRoute route;
+
+  // The tiles of a kept plan's first execute, and the route for later ones: distributeTiles runs
+  // on entry ids instead of values, so the ids show where each value lands.
+  void firstTilesOfKeptPlan(const crs_matrix_type& Ap, const crs_matrix_type& Bp, Triplets&& TA, Triplets&& TB,
+                            std::vector<std::uint64_t>* sent);
 
   void rememberPatterns(const crs_matrix_type& A, const crs_matrix_type& B);
   Triplets triplets(const crs_matrix_type& Ap, const crs_matrix_type& Bp, Triplets* TB) const {
@@ -411,27 +421,39 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
       (topo.same_group(topo.rank(), d) ? stats.redistribute_li_bytes : stats.redistribute_gi_bytes) += sent[d];
     sent.assign(sent.size(), 0);
   };
-  OwnedTiles tiles;
+  OwnedTiles oneShotTiles;
   {
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
-    Triplets TA, TB;
-    if (p.haveFirst && !p.keep) {
-      TA = std::move(p.firstA);
-      TB = std::move(p.firstB);
+    if (!p.keep) {
+      Triplets TA = std::move(p.firstA), TB = std::move(p.firstB);
+      p.haveFirst = false;
+      Teuchos::TimeMonitor tilesTimer(*phaseTimer("Trident: redistribute in: tiles"));
+      oneShotTiles = runOrAbort(p.world, "redistribute in", [&] {
+        return distributeTiles(p.L, TA, TB, p.rank_of, p.my_unit, p.my_k, p.world, &sent, p.aStays, p.bStays);
+      });
     } else {
+      // The set-up's triplets hold the values the plan was built with; an execute takes its own.
+      p.firstA = Triplets();
+      p.firstB = Triplets();
+      p.haveFirst = false;
       auto Ap = p.tA ? transposeOf(A) : Teuchos::rcpFromRef(A);
       auto Bp = p.tB ? transposeOf(B) : Teuchos::rcpFromRef(B);
-      TA = p.triplets(*Ap, *Bp, &TB);
+      if (p.route.empty()) {
+        Triplets TB;
+        Triplets TA = p.triplets(*Ap, *Bp, &TB);
+        Teuchos::TimeMonitor tilesTimer(*phaseTimer("Trident: redistribute in: tiles"));
+        runOrAbort(p.world, "redistribute in", [&] { p.firstTilesOfKeptPlan(*Ap, *Bp, std::move(TA), std::move(TB), &sent); });
+      } else {
+        Teuchos::TimeMonitor valuesTimer(*phaseTimer("Trident: redistribute in: values"));
+        runOrAbort(p.world, "redistribute in", [&] {
+          p.route.refresh(Ap->getLocalMatrixHost().values.data(), Bp->getLocalMatrixHost().values.data(),
+                          p.keptTiles, &sent);
+        });
+      }
     }
-    p.haveFirst = false;
-    p.firstA = Triplets();
-    p.firstB = Triplets();
-    Teuchos::TimeMonitor tilesTimer(*phaseTimer("Trident: redistribute in: tiles"));
-    tiles = runOrAbort(p.world, "redistribute in", [&] {
-      return distributeTiles(p.L, TA, TB, p.rank_of, p.my_unit, p.my_k, p.world, &sent, p.aStays, p.bStays);
-    });
   }
   accountSent();
+  const OwnedTiles& tiles = p.keep ? p.keptTiles : oneShotTiles;
 
   // Decided before the multiply: a values-only run needs no column indices in its block.
   const bool valuesOnly = p.keep && p.assembly->canAssembleValues(C);
@@ -444,7 +466,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     return p.summa ? summaMultiply(p.L, tiles, topo, aopt, stats, &p.state)
                    : tridentMultiply(p.L, tiles, topo, aopt, stats, &p.state);
   });
-  tiles = OwnedTiles();
+  oneShotTiles = OwnedTiles();
 
   {
     PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");
@@ -465,6 +487,33 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   accountSent();
   stats.times.total = MPI_Wtime() - t_start + (p.executions == 0 ? p.setup.total : 0.0);
   ++p.executions;
+}
+
+void MultiplyPlan::Impl::firstTilesOfKeptPlan(const crs_matrix_type& Ap, const crs_matrix_type& Bp, Triplets&& TA,
+                                              Triplets&& TB, std::vector<std::uint64_t>* sent) {
+  int P = 1, me = 0;
+  MPI_Comm_size(world, &P);
+  MPI_Comm_rank(world, &me);
+  // Which value each triplet carries: toTriplets takes the local entries in order, A's without
+  // its stored zeros (part of the pattern a plan checks, so the same on every execute).
+  const auto aValues = Ap.getLocalMatrixHost().values;
+  const auto bValues = Bp.getLocalMatrixHost().values;
+  const auto nA = static_cast<std::int64_t>(aValues.extent(0));
+  std::vector<std::int64_t> q;
+  q.reserve(TA.size() + TB.size());
+  for (std::int64_t i = 0; i < nA; ++i)
+    if (aValues(i) != 0.0) q.push_back(i);
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(bValues.extent(0)); ++i) q.push_back(nA + i);
+  if (q.size() != TA.size() + TB.size())
+    throw std::logic_error("Trident: internal error: a kept plan's operands changed while it was built");
+  std::vector<int> dest = tileDestinations(L, TA, true, rank_of);
+  const std::vector<int> destB = tileDestinations(L, TB, false, rank_of);
+  dest.insert(dest.end(), destB.begin(), destB.end());
+  for (std::size_t t = 0; t < TA.size(); ++t) TA.val[t] = ValueRoute::encodeId(q[t], me, P);
+  for (std::size_t t = 0; t < TB.size(); ++t) TB.val[t] = ValueRoute::encodeId(q[TA.size() + t], me, P);
+  keptTiles = distributeTiles(L, TA, TB, rank_of, my_unit, my_k, world, sent, aStays, bStays);
+  route = ValueRoute(q, dest, keptTiles, nA, world);
+  route.refresh(aValues.data(), bValues.data(), keptTiles, sent);
 }
 
 void MultiplyPlan::Impl::rememberPatterns(const crs_matrix_type& A, const crs_matrix_type& B) {

@@ -127,6 +127,15 @@ int main(int argc, char** argv) {
     params->set("trident: local kernel", std::string("reference"));
     runCase("trident kernel=reference S*S", *S, false, *S, false, params, true);
   }
+  {
+    // Slices at the 1D owners' rows: A (and, when aligned, B) never move; their new values are
+    // routed on the rank itself.
+    auto params = Teuchos::rcp(new Teuchos::ParameterList);
+    params->set("trident: slices", std::string("owners"));
+    params->set("trident: grid", std::string("rows"));
+    runCase("trident slices=owners S*S", *S, false, *S, false, params, true);
+    runCase("trident slices=owners A*B", *A, false, *B, false, params, true);
+  }
 
   // A changed pattern is refused on every rank, with a message that says what to do.
   {

@@ -102,6 +102,24 @@ void checkLocalIndexRange(const Layout& L) {
   checkRows("B", g.rounds, [&](int b, int t) { return L.b_slice(b, t); });
 }
 
+std::vector<int> tileDestinations(const Layout& L, const Triplets& T, bool is_a, const RankOf& rank_of) {
+  const TileGrid& g = L.grid;
+  // Entries come row by row: the row's block and slice are looked up once per row.
+  std::vector<int> dest(T.size());
+  std::int64_t lastRow = -1;
+  int block = 0, slice = 0;
+  for (std::size_t t = 0; t < T.size(); ++t) {
+    if (T.row[t] != lastRow) {
+      lastRow = T.row[t];
+      block = is_a ? L.row_block(lastRow) : L.inner_block(lastRow);
+      slice = is_a ? L.a_slice_of(block, lastRow) : L.b_slice_of(block, lastRow);
+    }
+    dest[t] = is_a ? rank_of(g.a_owner(block, L.inner_block(T.col[t])), slice)
+                   : rank_of(g.b_owner(block, L.col_block(T.col[t])), slice);
+  }
+  return dest;
+}
+
 OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B, const RankOf& rank_of,
                            int my_unit, int my_k, MPI_Comm comm, std::vector<std::uint64_t>* bytes_to,
                            bool a_stays, bool b_stays) {
@@ -120,32 +138,9 @@ OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B
                                " would have to move although its slices are its holders' rows");
     return T;
   };
-  // Entries come row by row: the row's block and slice are looked up once per row.
-  std::vector<int> dest(A.size());
-  std::int64_t lastRow = -1;
-  int i = 0, slice = 0;
-  for (std::size_t t = 0; t < A.size(); ++t) {
-    if (A.row[t] != lastRow) {
-      lastRow = A.row[t];
-      i = L.row_block(lastRow);
-      slice = L.a_slice_of(i, lastRow);
-    }
-    dest[t] = rank_of(g.a_owner(i, L.inner_block(A.col[t])), slice);
-  }
   Triplets movedA, movedB;
-  const Triplets& myA = move(A, dest, a_stays, "A", movedA);
-  dest.resize(B.size());
-  lastRow = -1;
-  int s = 0;
-  for (std::size_t t = 0; t < B.size(); ++t) {
-    if (B.row[t] != lastRow) {
-      lastRow = B.row[t];
-      s = L.inner_block(lastRow);
-      slice = L.b_slice_of(s, lastRow);
-    }
-    dest[t] = rank_of(g.b_owner(s, L.col_block(B.col[t])), slice);
-  }
-  const Triplets& myB = move(B, dest, b_stays, "B", movedB);
+  const Triplets& myA = move(A, tileDestinations(L, A, true, rank_of), a_stays, "A", movedA);
+  const Triplets& myB = move(B, tileDestinations(L, B, false, rank_of), b_stays, "B", movedB);
 
   const int ui = g.unit_row(my_unit), uj = g.unit_col(my_unit);
   OwnedTiles tiles;

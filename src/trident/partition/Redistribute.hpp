@@ -43,6 +43,10 @@ using RankOf = std::function<int(int unit, int k)>;
 // call it right after makeLayout to fail before anything moves.
 void checkLocalIndexRange(const Layout& L);
 
+// The world rank that holds entry t of A (is_a) or of B in the layout: the tile slice its row and
+// column fall in. distributeTiles sends every entry there; a kept plan routes values by it.
+std::vector<int> tileDestinations(const Layout& L, const Triplets& T, bool is_a, const RankOf& rank_of);
+
 // Collective over comm. Entries of A (m x k, positions) and of B (k x n) go to the rank that owns
 // their tile slice. my_unit/my_k say which tiles this rank owns. a_stays / b_stays (the same on
 // every rank): the layout's slices are the rows each rank already holds (SliceCuts at the 1D
