@@ -112,16 +112,29 @@ Triplets toTriplets(const crs_matrix_type& A, const std::vector<std::int64_t>& r
                     const Permutation& col_perm, bool skip_zeros) {
   auto local = A.getLocalMatrixHost();
   auto rowmap = local.graph.row_map;
-  auto entries = local.graph.entries;
-  auto values = local.values;
-  Triplets T;
-  T.reserve(entries.extent(0));
+  const LO* const entries = local.graph.entries.data();
+  const double* const values = local.values.data();
+  const std::size_t nz = local.values.extent(0);
   const LO nrows = static_cast<LO>(A.getNodeNumRows());
+  std::size_t kept = nz;
+  if (skip_zeros) kept -= static_cast<std::size_t>(std::count(values, values + nz, 0.0));
+  // Sized once and written by index: this runs on every entry of both operands on every call.
+  Triplets T;
+  T.row.resize(kept);
+  T.col.resize(kept);
+  T.val.resize(kept);
+  // Column positions once per column of the column map, not once per entry.
+  std::vector<std::int64_t> colOf(col_pos.size());
+  for (std::size_t c = 0; c < col_pos.size(); ++c) colOf[c] = col_perm(col_pos[c]);
+  std::size_t t = 0;
   for (LO r = 0; r < nrows; ++r) {
     const std::int64_t rp = row_perm(row_pos[r]);
     for (std::size_t q = rowmap(r); q < rowmap(r + 1); ++q) {
-      if (skip_zeros && values(q) == 0.0) continue;
-      T.push(rp, col_perm(col_pos[entries(q)]), values(q));
+      if (skip_zeros && values[q] == 0.0) continue;
+      T.row[t] = rp;
+      T.col[t] = colOf[entries[q]];
+      T.val[t] = values[q];
+      ++t;
     }
   }
   return T;
