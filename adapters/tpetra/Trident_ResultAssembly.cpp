@@ -2,6 +2,7 @@
 
 #include <Tpetra_Import.hpp>
 #include <algorithm>
+#include <memory>
 #include <numeric>
 
 #include <trident/core/Errors.hpp>
@@ -233,10 +234,15 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
                               const Teuchos::RCP<const map_type>& rangeMap, bool fill_complete,
                               const Teuchos::RCP<Teuchos::ParameterList>& fill_params, bool keep,
                               std::vector<std::uint64_t>* bytes_to) {
+  // Entries are sent straight from the block when a partner's rows are one run of it (no
+  // relabeling: the usual case), else packed; receive buffers are left uninitialized (every
+  // element is overwritten by the message).
   struct Piece {
     std::vector<std::int64_t> counts;
-    std::vector<int> cols;
-    std::vector<double> vals;
+    std::unique_ptr<int[]> colBuf;
+    std::unique_ptr<double[]> valBuf;
+    const int* cols = nullptr;
+    const double* vals = nullptr;
   };
   std::vector<Piece> out(send_.size()), in(recv_.size());
   std::vector<MPI_Request> reqs;
@@ -266,18 +272,26 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
         selfSend = static_cast<int>(d);
         continue;
       }
-      pc.cols.resize(n);
-      pc.vals.resize(n);
-      std::int64_t at = 0;
-      for (std::int64_t r : p.rows) {
-        const std::int64_t b = block.rowptr[r], e = block.rowptr[r + 1];
-        std::copy(block.col.begin() + b, block.col.begin() + e, pc.cols.begin() + at);
-        std::copy(block.val.begin() + b, block.val.begin() + e, pc.vals.begin() + at);
-        at += e - b;
+      const bool oneRun = !p.rows.empty() && p.rows.back() - p.rows.front() + 1 == static_cast<std::int64_t>(p.rows.size());
+      if (oneRun) {
+        pc.cols = block.col.data() + block.rowptr[p.rows.front()];
+        pc.vals = block.val.data() + block.rowptr[p.rows.front()];
+      } else {
+        pc.colBuf.reset(new int[static_cast<std::size_t>(n)]);
+        pc.valBuf.reset(new double[static_cast<std::size_t>(n)]);
+        std::int64_t at = 0;
+        for (std::int64_t r : p.rows) {
+          const std::int64_t b = block.rowptr[r], e = block.rowptr[r + 1];
+          std::copy(block.col.begin() + b, block.col.begin() + e, pc.colBuf.get() + at);
+          std::copy(block.val.begin() + b, block.val.begin() + e, pc.valBuf.get() + at);
+          at += e - b;
+        }
+        pc.cols = pc.colBuf.get();
+        pc.vals = pc.valBuf.get();
       }
       bigcount::isend(pc.counts.data(), pc.counts.size(), MPI_INT64_T, p.rank, kTagHeader, comm_, reqs);
-      bigcount::isend(pc.cols.data(), static_cast<std::size_t>(n), MPI_INT, p.rank, kTagCols, comm_, reqs);
-      bigcount::isend(pc.vals.data(), static_cast<std::size_t>(n), MPI_DOUBLE, p.rank, kTagVals, comm_, reqs);
+      bigcount::isend(pc.cols, static_cast<std::size_t>(n), MPI_INT, p.rank, kTagCols, comm_, reqs);
+      bigcount::isend(pc.vals, static_cast<std::size_t>(n), MPI_DOUBLE, p.rank, kTagVals, comm_, reqs);
       if (bytes_to) (*bytes_to)[p.rank] += 8 * pc.counts.size() + 12 * static_cast<std::uint64_t>(n);
     }
     waitAll(hreqs);
@@ -291,10 +305,12 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
       }
       p.counts = in[s].counts;
       p.entries = std::accumulate(p.counts.begin(), p.counts.end(), std::int64_t{0});
-      in[s].cols.resize(p.entries);
-      in[s].vals.resize(p.entries);
-      bigcount::irecv(in[s].cols.data(), static_cast<std::size_t>(p.entries), MPI_INT, p.rank, kTagCols, comm_, hreqs);
-      bigcount::irecv(in[s].vals.data(), static_cast<std::size_t>(p.entries), MPI_DOUBLE, p.rank, kTagVals, comm_, hreqs);
+      in[s].colBuf.reset(new int[static_cast<std::size_t>(p.entries)]);
+      in[s].valBuf.reset(new double[static_cast<std::size_t>(p.entries)]);
+      in[s].cols = in[s].colBuf.get();
+      in[s].vals = in[s].valBuf.get();
+      bigcount::irecv(in[s].colBuf.get(), static_cast<std::size_t>(p.entries), MPI_INT, p.rank, kTagCols, comm_, hreqs);
+      bigcount::irecv(in[s].valBuf.get(), static_cast<std::size_t>(p.entries), MPI_DOUBLE, p.rank, kTagVals, comm_, hreqs);
     }
     waitAll(hreqs);
     waitAll(reqs);
@@ -302,7 +318,7 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
   }
   // The t-th row of piece s: its entries' block-local columns and values.
   auto rowOf = [&](std::size_t s, std::size_t t, std::int64_t e) -> std::pair<const int*, const double*> {
-    if (recv_[s].rank != me_) return {in[s].cols.data() + e, in[s].vals.data() + e};
+    if (recv_[s].rank != me_) return {in[s].cols + e, in[s].vals + e};
     const std::int64_t r = send_[selfSend].rows[t];
     return {block.col.data() + block.rowptr[r], block.val.data() + block.rowptr[r]};
   };
@@ -470,13 +486,22 @@ void ResultAssembly::assembleValues(const Csr& block, crs_matrix_type& C,
         selfSend = static_cast<int>(d);
         continue;
       }
-      std::vector<double>& v = out[d];
-      v.reserve(p.entries);
-      for (std::int64_t r : p.rows) v.insert(v.end(), block.val.begin() + block.rowptr[r], block.val.begin() + block.rowptr[r + 1]);
-      if (static_cast<std::int64_t>(v.size()) != p.entries)
-        throw std::logic_error("Trident: the product's pattern changed under a plan");
-      bigcount::isend(v.data(), v.size(), MPI_DOUBLE, p.rank, kTagVals, comm_, reqs);
-      if (bytes_to) (*bytes_to)[p.rank] += 8 * v.size();
+      const double* from = nullptr;
+      std::int64_t n = 0;
+      if (!p.rows.empty() && p.rows.back() - p.rows.front() + 1 == static_cast<std::int64_t>(p.rows.size())) {
+        from = block.val.data() + block.rowptr[p.rows.front()];  // one run of the block: no copy
+        n = block.rowptr[p.rows.back() + 1] - block.rowptr[p.rows.front()];
+      } else {
+        std::vector<double>& v = out[d];
+        v.reserve(p.entries);
+        for (std::int64_t r : p.rows)
+          v.insert(v.end(), block.val.begin() + block.rowptr[r], block.val.begin() + block.rowptr[r + 1]);
+        from = v.data();
+        n = static_cast<std::int64_t>(v.size());
+      }
+      if (n != p.entries) throw std::logic_error("Trident: the product's pattern changed under a plan");
+      bigcount::isend(from, static_cast<std::size_t>(n), MPI_DOUBLE, p.rank, kTagVals, comm_, reqs);
+      if (bytes_to) (*bytes_to)[p.rank] += 8 * static_cast<std::uint64_t>(n);
     }
     for (std::size_t s = 0; s < recv_.size(); ++s) {
       const Partner& p = recv_[s];
