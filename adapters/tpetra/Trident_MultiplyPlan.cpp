@@ -476,6 +476,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
       if (valuesOnly) {
         p.assembly->assembleValues(Cblk, C, p.domainB, p.rangeA, call_FillComplete_on_result, p.opt.tpetra_params,
                                    &sent);
+        p.state.spare_values = std::move(Cblk.val);
         ++p.reused;
         stats.reused_plan = true;
       } else {

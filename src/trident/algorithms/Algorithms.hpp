@@ -46,6 +46,9 @@ struct AlgorithmState {
   bool values_only = false;
   Csr pattern;                // rowptr/col of this rank's block of C; val unused
   std::vector<double> dense;  // scratch of the numeric kernel
+  // A values-only block's val array, given back by the caller once assembled; the next run fills
+  // it again instead of allocating (and page-faulting) a new one.
+  std::vector<double> spare_values;
 
   AlgorithmState() = default;
   AlgorithmState(const AlgorithmState&) = delete;
