@@ -462,11 +462,17 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   aopt.local_kernel = p.opt.local_kernel;
   aopt.lookahead = p.opt.lookahead;
   aopt.fetch_needed_rows = p.opt.fetch == Fetch::Needed;
+  // A one-shot product whose block is exactly this rank's rows of a fresh C: the kernel writes
+  // the entries into C's final arrays (BlockSink), so the out phase only renumbers columns.
+  tpetra::FinalArraysSink sink;
+  const bool inPlace = !p.keep && p.assembly->writesInPlace() && !C.isFillComplete() && !C.hasColMap();
+  p.state.sink = inPlace ? &sink : nullptr;
   Csr Cblk = runOrAbort(p.world, p.summa ? "SUMMA multiply" : "Trident multiply", [&] {
     return p.summa ? summaMultiply(p.L, tiles, topo, aopt, stats, &p.state)
                    : tridentMultiply(p.L, tiles, topo, aopt, stats, &p.state);
   });
   oneShotTiles = OwnedTiles();
+  p.state.sink = nullptr;
 
   {
     PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");
@@ -481,7 +487,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
         stats.reused_plan = true;
       } else {
         p.assembly->assemble(Cblk, C, p.domainB, p.rangeA, call_FillComplete_on_result, p.opt.tpetra_params, p.keep,
-                             &sent);
+                             &sent, &sink);
       }
     });
   }

@@ -228,12 +228,46 @@ ResultAssembly::ResultAssembly(const Layout& L, const RankOf& rank_of, int my_un
   // position order when all its pieces are in.
   std::stable_sort(recv_.begin(), recv_.end(),
                    [](const Partner& a, const Partner& b) { return a.col_block < b.col_block; });
+  auto identityRows = [this](const Partner& p) {
+    if (p.rank != me_ || p.rows.size() != local_rows_) return false;
+    for (std::size_t t = 0; t < p.rows.size(); ++t)
+      if (p.rows[t] != static_cast<std::int64_t>(t)) return false;
+    return true;
+  };
+  in_place_ = send_.size() == 1 && recv_.size() == 1 && identityRows(send_[0]) && identityRows(recv_[0]);
+}
+
+void FinalArraysSink::reserve(std::size_t capacity, std::size_t keep) {
+  if (capacity <= ind_.extent(0)) return;
+  // Uninitialized: every entry is written by the kernel before anything reads it.
+  entries_view ind(Kokkos::view_alloc(Kokkos::WithoutInitializing, "Trident: C"), capacity);
+  values_view val(Kokkos::view_alloc(Kokkos::WithoutInitializing, "Trident: C"), capacity);
+  adviseHugePages(ind.data(), capacity * sizeof(LO));
+  adviseHugePages(val.data(), capacity * sizeof(double));
+  std::copy(ind_.data(), ind_.data() + keep, ind.data());
+  std::copy(val_.data(), val_.data() + keep, val.data());
+  ind_ = ind;
+  val_ = val;
+}
+
+FinalArraysSink::entries_view FinalArraysSink::indices(std::size_t n) const {
+  return Kokkos::subview(ind_, std::make_pair(std::size_t{0}, n));
+}
+
+FinalArraysSink::values_view FinalArraysSink::values(std::size_t n) const {
+  return Kokkos::subview(val_, std::make_pair(std::size_t{0}, n));
 }
 
 void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teuchos::RCP<const map_type>& domainMap,
                               const Teuchos::RCP<const map_type>& rangeMap, bool fill_complete,
                               const Teuchos::RCP<Teuchos::ParameterList>& fill_params, bool keep,
-                              std::vector<std::uint64_t>* bytes_to) {
+                              std::vector<std::uint64_t>* bytes_to, FinalArraysSink* sink) {
+  // The kernel wrote the entries into C's final arrays: they are renumbered there, not copied.
+  const bool inPlace = sink && sink->filled;
+  if (inPlace && (!in_place_ || keep))
+    throw std::logic_error("Trident: internal error: a block in C's final arrays for an assembly that moves rows");
+  const int* const blockCol = inPlace ? sink->col() : block.col.data();
+  const double* const blockVal = inPlace ? sink->val() : block.val.data();
   // Entries are sent straight from the block when a partner's rows are one run of it (no
   // relabeling: the usual case), else packed; receive buffers are left uninitialized (every
   // element is overwritten by the message).
@@ -320,7 +354,7 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
   auto rowOf = [&](std::size_t s, std::size_t t, std::int64_t e) -> std::pair<const int*, const double*> {
     if (recv_[s].rank != me_) return {in[s].cols + e, in[s].vals + e};
     const std::int64_t r = send_[selfSend].rows[t];
-    return {block.col.data() + block.rowptr[r], block.val.data() + block.rowptr[r]};
+    return {blockCol + block.rowptr[r], blockVal + block.rowptr[r]};
   };
 
   Teuchos::RCP<Teuchos::TimeMonitor> colTimer =
@@ -356,12 +390,14 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
   // Place the pieces, each behind the previous ones of its row, columns already as local indices.
   Teuchos::RCP<Teuchos::TimeMonitor> placeTimer =
       Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: redistribute out: place")));
-  entries_view indView(noInit, nnz);
-  values_view valView(noInit, nnz);
+  entries_view indView = inPlace ? sink->indices(nnz) : entries_view(noInit, nnz);
+  values_view valView = inPlace ? sink->values(nnz) : values_view(noInit, nnz);
   LO* const ind = indView.data();
   double* const val = valView.data();
-  adviseHugePages(ind, nnz * sizeof(LO));
-  adviseHugePages(val, nnz * sizeof(double));
+  if (!inPlace) {
+    adviseHugePages(ind, nnz * sizeof(LO));
+    adviseHugePages(val, nnz * sizeof(double));
+  }
   {
     std::vector<std::size_t> next(ptr, ptr + local_rows_);
     for (std::size_t s = 0; s < recv_.size(); ++s) {
@@ -373,10 +409,17 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
         std::size_t& at = next[p.rows[t]];
         if (keep) p.start[t] = static_cast<std::int64_t>(at);
         const auto piece = rowOf(s, t, e);
-        for (std::int64_t q = 0; q < p.counts[t]; ++q, ++at) {
-          const std::int64_t c = c0 + piece.first[q];
-          ind[at] = numbering.lid(identityCols ? c : col_perm_.inverse(c));
-          val[at] = piece.second[q];
+        if (inPlace) {  // the piece is this very row of ind/val: renumber its columns only
+          for (std::int64_t q = 0; q < p.counts[t]; ++q, ++at) {
+            const std::int64_t c = c0 + ind[at];
+            ind[at] = numbering.lid(identityCols ? c : col_perm_.inverse(c));
+          }
+        } else {
+          for (std::int64_t q = 0; q < p.counts[t]; ++q, ++at) {
+            const std::int64_t c = c0 + piece.first[q];
+            ind[at] = numbering.lid(identityCols ? c : col_perm_.inverse(c));
+            val[at] = piece.second[q];
+          }
         }
         e += p.counts[t];
       }

@@ -18,6 +18,7 @@
 
 #include "Trident_TpetraConversion.hpp"
 #include "Trident_TpetraTypes.hpp"
+#include <trident/local/BlockSink.hpp>
 #include <trident/local/Csr.hpp>
 #include <trident/partition/Layout.hpp>
 #include <trident/partition/Permutation.hpp>
@@ -25,6 +26,27 @@
 
 namespace Trident {
 namespace tpetra {
+
+// C's final entry arrays (the Kokkos views Tpetra will keep) as a BlockSink: when a rank's block
+// is exactly its rows of C, the local kernel writes the last product straight into them and the
+// assembly only renumbers columns in place (ResultAssembly::writesInPlace).
+class FinalArraysSink final : public BlockSink {
+ public:
+  using entries_view = crs_matrix_type::local_graph_device_type::entries_type::non_const_type;
+  using values_view = crs_matrix_type::local_matrix_device_type::values_type;
+  void reserve(std::size_t capacity, std::size_t keep) override;
+  std::size_t capacity() const override { return ind_.extent(0); }
+  int* col() override { return ind_.data(); }
+  double* val() override { return val_.data(); }
+  // The first n entries, as the views Tpetra keeps (the capacity past n is never touched, so it
+  // costs address space only).
+  entries_view indices(std::size_t n) const;
+  values_view values(std::size_t n) const;
+
+ private:
+  entries_view ind_;
+  values_view val_;
+};
 
 class ResultAssembly {
  public:
@@ -39,10 +61,11 @@ class ResultAssembly {
   // the known owners; a C that is fill-complete or has a column map is filled through Tpetra's
   // global-index API (its pattern must hold the product). keep: remember the placement for
   // assembleValues. (*bytes_to)[d] grows by what this rank sent to rank d.
+  // sink: where the block's entries are when the kernel wrote them there (sink->filled).
   void assemble(const Csr& block, crs_matrix_type& C, const Teuchos::RCP<const map_type>& domainMap,
                 const Teuchos::RCP<const map_type>& rangeMap, bool fill_complete,
                 const Teuchos::RCP<Teuchos::ParameterList>& fill_params, bool keep,
-                std::vector<std::uint64_t>* bytes_to);
+                std::vector<std::uint64_t>* bytes_to, FinalArraysSink* sink = nullptr);
 
   // Values only, for a block with the pattern of the one assemble() shipped, into the C that
   // assemble() built (fresh C), in place. Requires canAssembleValues(C).
@@ -53,6 +76,11 @@ class ResultAssembly {
   // True when assembleValues can write into this C: assemble() kept a fresh-C placement and C is
   // the matrix it built.
   bool canAssembleValues(const crs_matrix_type& C) const;
+
+  // True when this rank's block is exactly its rows of C, in order, in one piece, with nothing
+  // to send or receive: assemble() can then take a block whose entries the kernel wrote into a
+  // FinalArraysSink (for a fresh C, not kept) and only renumber its columns in place.
+  bool writesInPlace() const { return in_place_; }
 
   // The column map and Import of the C that assemble() built (null before).
   Teuchos::RCP<const map_type> colMap() const { return colMap_; }
@@ -77,6 +105,7 @@ class ResultAssembly {
   std::vector<Partner> send_, recv_;  // recv_ in column-block order; self appears in both
   // Kept placement: value t of the concatenated received pieces (recv_ order) lands at
   // landing_[t] of C's value array (empty: identity).
+  bool in_place_ = false;
   bool kept_ = false;
   std::vector<std::int64_t> landing_;
   std::int64_t nnz_ = 0;

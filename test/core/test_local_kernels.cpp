@@ -11,6 +11,26 @@ using namespace TridentTest;
 using Trident::Csr;
 
 namespace {
+// A BlockSink over plain vectors, as the Tpetra adapter's FinalArraysSink is over Kokkos views.
+class VectorSink final : public Trident::BlockSink {
+ public:
+  void reserve(std::size_t capacity, std::size_t keep) override {
+    if (capacity <= col_.size()) return;
+    std::vector<int> c(capacity);
+    std::vector<double> v(capacity);
+    std::copy(col_.begin(), col_.begin() + static_cast<std::ptrdiff_t>(keep), c.begin());
+    std::copy(val_.begin(), val_.begin() + static_cast<std::ptrdiff_t>(keep), v.begin());
+    col_.swap(c);
+    val_.swap(v);
+  }
+  std::size_t capacity() const override { return col_.size(); }
+  int* col() override { return col_.data(); }
+  double* val() override { return val_.data(); }
+
+ private:
+  std::vector<int> col_;
+  std::vector<double> val_;
+};
 
 Csr randomCsr(std::int64_t rows, std::int64_t cols, double density, std::mt19937_64& rng, bool ints) {
   std::vector<std::int64_t> r;
@@ -126,6 +146,19 @@ int main(int argc, char** argv) {
       if (!kernel->sortsRows()) fused.sortRows();
       tally.check(same(Trident::referenceMultiply(Aall, Ball), fused, why),
                   name + " multiplyAdd of " + std::to_string(K) + " rounds", why);
+      // The same with the entries written into a caller's arrays (BlockSink): bit-identical.
+      VectorSink sink;
+      Csr rows = kernel->multiplyAddInto(As.back(), Bs.back(), std::vector<Csr>(parts.begin(), parts.begin() + (K - 1)),
+                                         sink);
+      bool ok = sink.filled && rows.col.empty() && rows.val.empty() && rows.nrows == m && rows.ncols == n;
+      Csr joined = rows;
+      joined.col.assign(sink.col(), sink.col() + rows.nnz());
+      joined.val.assign(sink.val(), sink.val() + rows.nnz());
+      if (!kernel->sortsRows()) joined.sortRows();
+      Csr plain = kernel->multiplyAdd(As.back(), Bs.back(), std::vector<Csr>(parts.begin(), parts.begin() + (K - 1)));
+      if (!kernel->sortsRows()) plain.sortRows();
+      ok = ok && joined.rowptr == plain.rowptr && joined.col == plain.col && joined.val == plain.val;
+      tally.check(ok, name + " multiplyAddInto a sink of " + std::to_string(K) + " rounds = multiplyAdd, bit for bit");
     }
     for (bool sorted : {false, true})
       tally.check(same(Trident::referenceMultiply(Aall, Ball), Trident::sumBlocks(std::vector<Trident::Csr>(parts), m, n, sorted), why),

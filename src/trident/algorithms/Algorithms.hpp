@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "trident/grid/Topology.hpp"
+#include "trident/local/BlockSink.hpp"
 #include "trident/local/Csr.hpp"
 #include "trident/partition/Layout.hpp"
 #include "trident/partition/Redistribute.hpp"
@@ -49,6 +50,9 @@ struct AlgorithmState {
   // A values-only block's val array, given back by the caller once assembled; the next run fills
   // it again instead of allocating (and page-faulting) a new one.
   std::vector<double> spare_values;
+  // Set by the caller before a run whose block is exactly its rows of C (see BlockSink): the last
+  // round's entries go there. Not used when the pattern is kept (keep_pattern).
+  BlockSink* sink = nullptr;
 
   AlgorithmState() = default;
   AlgorithmState(const AlgorithmState&) = delete;

@@ -43,7 +43,12 @@ class RoundAccumulator {
       numericMultiplyInto(a, b, state_->pattern, C_.val, state_->dense);
     else if (static_cast<int>(partials_.size()) + 1 < rounds_)
       partials_.push_back(kernel_.multiply(a, b));
-    else {  // the last round adds the earlier ones in its accumulator: C is written once
+    else if (state_ && state_->sink && !state_->keep_pattern) {
+      // The caller's final arrays take the entries (BlockSink): the block's rows are C's own.
+      summed_ = kernel_.multiplyAddInto(a, b, std::move(partials_), *state_->sink);
+      partials_.clear();
+      has_sum_ = true;
+    } else {  // the last round adds the earlier ones in its accumulator: C is written once
       summed_ = kernel_.multiplyAdd(a, b, std::move(partials_));
       partials_.clear();
       has_sum_ = true;

@@ -50,6 +50,35 @@ struct CompressedColumns {
 }  // namespace
 
 namespace {
+// Where accumulateRows writes the rows' entries: the block's own vectors, or a caller's sink.
+struct VectorOutput {
+  Csr& C;
+  void reserve(std::size_t n) {
+    C.col.reserve(n);
+    C.val.reserve(C.col.capacity());
+    adviseHugePages(C.col.data(), C.col.capacity() * sizeof(int));
+    adviseHugePages(C.val.data(), C.val.capacity() * sizeof(double));
+  }
+  // Room for entries [at, at + n); returns where they go.
+  std::pair<int*, double*> append(std::size_t at, std::size_t n) {
+    if (at + n > C.col.capacity()) {
+      C.col.reserve(std::max(2 * C.col.capacity(), at + n));
+      C.val.reserve(C.col.capacity());
+    }
+    C.col.resize(at + n);
+    C.val.resize(at + n);
+    return {C.col.data() + at, C.val.data() + at};
+  }
+};
+struct SinkOutput {
+  BlockSink& sink;
+  void reserve(std::size_t n) { sink.reserve(n, 0); }
+  std::pair<int*, double*> append(std::size_t at, std::size_t n) {
+    if (at + n > sink.capacity()) sink.reserve(std::max(2 * sink.capacity(), at + n), at);
+    return {sink.col() + at, sink.val() + at};
+  }
+};
+
 // The row loop of both products: for each row of A, addFirst(r) may put entries into the
 // accumulator, then A's row times B is added, and the row is written in column order with
 // value(c, v) as its values. bcol: B's column indices in the accumulator's numbering.
@@ -59,16 +88,14 @@ namespace {
 // three times: half the local phase on as-caida at P = 1). Capacity that is never written costs
 // address space only, not memory. Past kReserveLimit entries it falls back to doubling; an exact
 // symbolic pass would read A and B twice, which costs more on the sparse products this targets.
-template <class AddFirst, class Value>
+template <class Output, class AddFirst, class Value>
 Csr accumulateRows(const Csr& A, const Csr& B, const int* bcol, SortedRowAccumulator& spa, std::uint64_t bound,
-                   AddFirst&& addFirst, Value&& value) {
+                   Output&& out, AddFirst&& addFirst, Value&& value) {
   constexpr std::uint64_t kReserveLimit = std::uint64_t{1} << 28;
   Csr C(A.nrows, B.ncols);
-  C.col.reserve(static_cast<std::size_t>(std::min(bound, kReserveLimit)));
-  C.val.reserve(C.col.capacity());
-  adviseHugePages(C.col.data(), C.col.capacity() * sizeof(int));
-  adviseHugePages(C.val.data(), C.val.capacity() * sizeof(double));
+  out.reserve(static_cast<std::size_t>(std::min(bound, kReserveLimit)));
   ProgressTicker ticker;
+  std::size_t at = 0;
   for (std::int64_t r = 0; r < A.nrows; ++r) {
     std::int64_t work = addFirst(r);
     for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
@@ -78,23 +105,22 @@ Csr accumulateRows(const Csr& A, const Csr& B, const int* bcol, SortedRowAccumul
       for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) spa.add(bcol[q], a * B.val[q]);
     }
     ticker.tick(work);
-    const std::size_t at = C.col.size(), n = spa.size();
-    if (at + n > C.col.capacity()) {
-      C.col.reserve(std::max(2 * C.col.capacity(), at + n));
-      C.val.reserve(C.col.capacity());
-    }
-    C.col.resize(at + n);
-    C.val.resize(at + n);
-    int* cp = C.col.data() + at;
-    double* vp = C.val.data() + at;
+    const std::size_t n = spa.size();
+    auto [cp, vp] = out.append(at, n);
     spa.flush([&cp, &vp, &value](int c, double v) {
       *cp++ = c;
       *vp++ = value(c, v);
     });
-    C.rowptr[r + 1] = static_cast<std::int64_t>(at + n);
+    at += n;
+    C.rowptr[r + 1] = static_cast<std::int64_t>(at);
   }
   return C;
 }
+
+// gustavsonMultiplyAdd's body, writing through `out`; `sink` when out is a SinkOutput (the
+// fallback of a hypersparse B then moves its result there).
+template <class Output>
+Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Output&& out, BlockSink* sink);
 }  // namespace
 
 Csr gustavsonMultiply(const Csr& A, const Csr& B) {
@@ -102,15 +128,36 @@ Csr gustavsonMultiply(const Csr& A, const Csr& B) {
   if (A.nnz() == 0 || B.nnz() == 0) return Csr(A.nrows, B.ncols);
   const CompressedColumns cc(B);
   SortedRowAccumulator spa(cc.width(B));
+  Csr entries;
   Csr C = accumulateRows(
-      A, B, cc.columns(B), spa, multiplyFlops(A, B), [](std::int64_t) { return std::int64_t{0}; },
+      A, B, cc.columns(B), spa, multiplyFlops(A, B), VectorOutput{entries}, [](std::int64_t) { return std::int64_t{0}; },
       [](int, double v) { return v; });
+  C.col = std::move(entries.col);
+  C.val = std::move(entries.val);
   if (cc.on)
     for (int& c : C.col) c = cc.used[c];
   return C;
 }
 
 Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends) {
+  Csr entries;
+  Csr C = multiplyAddWith(A, B, std::move(addends), VectorOutput{entries}, nullptr);
+  if (C.col.empty() && !entries.col.empty()) {  // accumulateRows wrote into entries
+    C.col = std::move(entries.col);
+    C.val = std::move(entries.val);
+  }
+  return C;
+}
+
+Csr gustavsonMultiplyAddInto(const Csr& A, const Csr& B, std::vector<Csr>&& addends, BlockSink& sink) {
+  Csr out = multiplyAddWith(A, B, std::move(addends), SinkOutput{sink}, &sink);
+  sink.filled = true;
+  return out;
+}
+
+namespace {
+template <class Output>
+Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Output&& out, BlockSink* sink) {
   if (A.ncols != B.nrows) throw std::invalid_argument("gustavson SpGEMM: A.ncols != B.nrows");
   const CompressedColumns cc(B);
   std::uint64_t bound = multiplyFlops(A, B);
@@ -122,7 +169,8 @@ Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends)
   // Hypersparse B: the addends' columns are not in B's compressed numbering; sum apart.
   if (cc.on || A.nnz() == 0 || B.nnz() == 0) {
     addends.push_back(gustavsonMultiply(A, B));
-    return sumBlocks(std::move(addends), A.nrows, B.ncols, true);
+    Csr C = sumBlocks(std::move(addends), A.nrows, B.ncols, true);
+    return sink ? LocalSpGEMM::moveIntoSink(std::move(C), *sink) : C;
   }
   std::vector<const Csr*> live;
   for (const Csr& p : addends)
@@ -148,7 +196,19 @@ Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends)
     earlier[c] = 0.0;
     return sum;
   };
-  return accumulateRows(A, B, B.col.data(), spa, bound, addEarlier, withEarlier);
+  return accumulateRows(A, B, B.col.data(), spa, bound, out, addEarlier, withEarlier);
+}
+}  // namespace
+
+Csr LocalSpGEMM::moveIntoSink(Csr&& C, BlockSink& sink) {
+  const std::size_t n = static_cast<std::size_t>(C.nnz());
+  sink.reserve(n, 0);
+  std::copy(C.col.begin(), C.col.begin() + static_cast<std::ptrdiff_t>(n), sink.col());
+  std::copy(C.val.begin(), C.val.begin() + static_cast<std::ptrdiff_t>(n), sink.val());
+  sink.filled = true;
+  C.col = std::vector<int>();
+  C.val = std::vector<double>();
+  return std::move(C);
 }
 
 void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, std::vector<double>& values,
@@ -191,6 +251,9 @@ class GustavsonKernel final : public LocalSpGEMM {
   Csr multiply(const Csr& A, const Csr& B) override { return gustavsonMultiply(A, B); }
   Csr multiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends) override {
     return gustavsonMultiplyAdd(A, B, std::move(addends));
+  }
+  Csr multiplyAddInto(const Csr& A, const Csr& B, std::vector<Csr>&& addends, BlockSink& sink) override {
+    return gustavsonMultiplyAddInto(A, B, std::move(addends), sink);
   }
 };
 }  // namespace

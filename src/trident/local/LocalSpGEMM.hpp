@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "trident/local/BlockSink.hpp"
 #include "trident/local/Csr.hpp"
 
 namespace Trident {
@@ -32,6 +33,14 @@ class LocalSpGEMM {
     addends.push_back(multiply(A, B));
     return sumBlocks(std::move(addends), nrows, ncols, sortsRows());
   }
+  // multiplyAdd with the entries written into sink (see BlockSink): the returned Csr has the
+  // shape and row offsets, empty col/val. This default forms the block, then copies it; a kernel
+  // that writes its rows as it goes (gustavson) writes them into the sink directly.
+  virtual Csr multiplyAddInto(const Csr& A, const Csr& B, std::vector<Csr>&& addends, BlockSink& sink) {
+    return moveIntoSink(multiplyAdd(A, B, std::move(addends)), sink);
+  }
+  // Copies C's entries into sink and returns C without them.
+  static Csr moveIntoSink(Csr&& C, BlockSink& sink);
 };
 
 // "gustavson" | "kokkoskernels" | "reference". Throws on unknown names.
@@ -45,6 +54,8 @@ Csr referenceMultiply(const Csr& A, const Csr& B);
 Csr gustavsonMultiply(const Csr& A, const Csr& B);
 // A * B + sum of sorted addends in one accumulator pass (the backend's multiplyAdd).
 Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends);
+// The same, entries written into sink as the rows are finished (the backend's multiplyAddInto).
+Csr gustavsonMultiplyAddInto(const Csr& A, const Csr& B, std::vector<Csr>&& addends, BlockSink& sink);
 
 // C += A * B on a known structure: C's pattern must contain the product's (a plan's symbolic
 // result); only values are computed. dense is scratch of B.ncols doubles, kept between calls.
