@@ -52,11 +52,11 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
           "Trident's Gi fetch of B: \"needed\" (only the rows the requesting group's A tile uses) or \"whole\" "
           "(whole slices, the paper's volume model)",
           rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("needed", "whole"))));
-  pl->set("trident: slices", std::string("balanced"),
-          "how Trident cuts tiles into slices: \"balanced\" (equal work per rank, default), \"owners\" (at the rows each "
-          "rank holds in Tpetra's 1D distribution: nothing moves in or out; needs the rows grid, groups of "
-          "consecutive ranks and no relabeling), or \"auto\" (owners when possible, with more than one group, and "
-          "its busiest rank has at most 1.2x the average work)",
+  pl->set("trident: slices", std::string("auto"),
+          "how Trident cuts tiles into slices: \"balanced\" (equal work per rank), \"owners\" (at the rows each "
+          "rank holds in Tpetra's 1D distribution: nothing moves in or out and the kernel writes C's final arrays; "
+          "needs the rows grid, groups of consecutive ranks and no relabeling), or \"auto\" (default: owners when "
+          "possible and its busiest rank has at most 1.2x the average work, else balanced)",
           rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("auto", "balanced", "owners"))));
   pl->set("trident: lookahead", 2, "rounds of tiles in flight ahead of the multiply (>= 1)",
           rcp(new Teuchos::EnhancedNumberValidator<int>(1, 1 << 20)));
@@ -107,7 +107,7 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
       const std::string g = str("trident: grid", "auto");
       o.grid = g == "square" ? GridChoice::Square : g == "rows" ? GridChoice::Rows : GridChoice::Auto;
       o.fetch = str("trident: fetch", "needed") == "whole" ? Fetch::Whole : Fetch::Needed;
-      const std::string sl = str("trident: slices", "balanced");
+      const std::string sl = str("trident: slices", "auto");
       o.slices = sl == "balanced" ? SliceChoice::Balanced : sl == "owners" ? SliceChoice::Owners : SliceChoice::Auto;
     }
   }

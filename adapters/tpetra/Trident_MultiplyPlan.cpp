@@ -154,13 +154,15 @@ bool preferRowsGrid(const TileGrid& square, const Triplets& TA, const Triplets& 
 // relabeling, slice t of group g can be exactly the rows rank g*lambda + t holds in Tpetra's 1D
 // row map. Then A stays where it is on the way in, B too when its rows are distributed like
 // op(A)'s domain map, and every row of C is produced by its owner, so no entry moves in or out
-// (on a Gi-bound cluster those redistributions were world all-to-alls). The price is balance:
-// the 1D rows carry uneven work, so "auto" takes these cuts only when there is a Gi link to
-// spare (more than one group) and the busiest rank's work (entries + multiply-adds of its rows)
-// is at most kOwnerImbalance times the average. Measured (docs/benchmarks.md): on one machine
-// the cuts saved nothing visible (the out phase there is placing C and Tpetra's fill-complete,
-// not moving rows) and cost the imbalance; on 4 x 4 emulated nodes at 50 Mbit with the rows
-// grid they took the in phase of ca-CondMat from 0.54 s to 0.36-0.41 s.
+// (on a Gi-bound cluster those redistributions were world all-to-alls), and each rank's block is
+// its rows of C, so the kernel writes C's final arrays (BlockSink) and nothing is copied out. The
+// price is balance: the 1D rows carry uneven work, so "auto" (the default) takes these cuts only
+// when the busiest rank's work (entries + multiply-adds of its rows) is at most kOwnerImbalance
+// times the average. Measured (docs/benchmarks.md, P = 4 on one machine, Trident / Tpetra with
+// balanced -> owner slices): as-caida 0.61 -> 0.39 and email-Enron 0.66 -> 0.33 at lambda = 2,
+// 0.41 -> 0.27 and 0.39 -> 0.19 at lambda = 4; before C was written in place they saved nothing
+// on one machine. On 4 x 4 emulated nodes at 50 Mbit they took the in phase of ca-CondMat from
+// 0.54 s to 0.36-0.41 s.
 // Returns empty cuts when they are not taken; throws InvalidInput on every rank when "owners"
 // was asked for and is not possible.
 constexpr double kOwnerImbalance = 1.2;
@@ -196,7 +198,7 @@ SliceCuts ownerCuts(SliceChoice choice, const TileGrid& grid, const Topology& to
   double sums[2] = {work, mine ? 0.0 : 1.0};  // total work, ranks whose B rows are not aligned
   MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
   const double avg = sums[0] / P;
-  if (choice == SliceChoice::Auto && (topo.groups() == 1 || maxWork > kOwnerImbalance * avg)) return {};
+  if (choice == SliceChoice::Auto && maxWork > kOwnerImbalance * avg) return {};
   SliceCuts cuts;
   cuts.a.resize(P + 1);
   for (int r = 0; r <= P; ++r) cuts.a[r] = rowPos.begin(r);
