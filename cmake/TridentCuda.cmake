@@ -12,7 +12,7 @@ if(NOT CMAKE_CUDA_COMPILER)
                       "or put the toolkit's bin/ on PATH")
 endif()
 # No GPU needs to be present at configure time: build for A100 and H100/H200 unless told otherwise
-# (gpu-check.sh passes "native" on the GPU machine).
+# (gpu-check.sh passes the GPU's compute capability on the GPU machine).
 if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
   set(CMAKE_CUDA_ARCHITECTURES 80 90 CACHE STRING "GPU architectures of the .cu files")
 endif()
