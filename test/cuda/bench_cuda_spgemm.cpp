@@ -30,18 +30,22 @@ namespace {
     if ((call) != 0) throw std::runtime_error(std::string("bench: failed: ") + #call);        \
   } while (0)
 
-// Erdos-Renyi: d entries per row at random columns.
+// Erdos-Renyi: about d distinct entries per row at random columns (CSR entries must be unique).
 Csr randomMatrix(std::int64_t n, int d, std::mt19937_64& rng) {
   std::uniform_int_distribution<std::int64_t> col(0, n - 1);
   std::uniform_real_distribution<double> u(-1, 1);
   std::vector<std::int64_t> r;
   std::vector<int> c;
   std::vector<double> v;
-  for (std::int64_t i = 0; i < n; ++i)
-    for (int t = 0; t < d; ++t) r.push_back(i), c.push_back(static_cast<int>(col(rng))), v.push_back(u(rng));
-  // Duplicates summed by the sort below are fine: any sparse operand will do.
-  Csr A = Trident::csrFromTriplets(n, n, r, c, v);
-  return A;
+  std::vector<int> row;
+  for (std::int64_t i = 0; i < n; ++i) {
+    row.clear();
+    for (int t = 0; t < d; ++t) row.push_back(static_cast<int>(col(rng)));
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    for (int j : row) r.push_back(i), c.push_back(j), v.push_back(u(rng));
+  }
+  return Trident::csrFromTriplets(n, n, r, c, v);
 }
 
 // 5-point Laplacian on a k x k grid (FE-like, banded).
