@@ -39,7 +39,5 @@ if(TRIDENT_ENABLE_MUELU)
 endif()
 
 if(TRIDENT_ENABLE_CUDA)
-  # Reserved: the GPU backend (a cuSPARSE LocalSpGEMM and an NCCL Li transport behind the
-  # interfaces in src/trident/local and src/trident/transport) is not part of this release.
-  message(FATAL_ERROR "TRIDENT_ENABLE_CUDA: the GPU backend is not implemented yet; configure with -DTRIDENT_ENABLE_CUDA=OFF")
+  include(TridentCuda)   # nvcc, CUDAToolkit (cudart, cuSPARSE), NCCL
 endif()

@@ -8,7 +8,7 @@ include(CMakePackageConfigHelpers)
 set(TRIDENT_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/trident)
 set(TRIDENT_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Trident)
 
-install(TARGETS trident trident_trilinos_deps EXPORT TridentTargets
+install(TARGETS trident trident_trilinos_deps trident_device EXPORT TridentTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/src/trident/" DESTINATION ${TRIDENT_INSTALL_INCLUDEDIR}
@@ -32,6 +32,15 @@ if(TARGET trident_mcl)
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(FILES "${PROJECT_SOURCE_DIR}/apps/mcl/Trident_MCL.hpp" DESTINATION ${TRIDENT_INSTALL_INCLUDEDIR})
+endif()
+
+if(TARGET trident_cuda)
+  install(TARGETS trident_cuda EXPORT TridentTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  set(TRIDENT_HAS_CUDA ON)
+else()
+  set(TRIDENT_HAS_CUDA OFF)
 endif()
 
 install(EXPORT TridentTargets NAMESPACE Trident:: DESTINATION ${TRIDENT_INSTALL_CMAKEDIR})

@@ -4,6 +4,9 @@
 
 #include <trident/core/Errors.hpp>
 #include <trident/local/LocalSpGEMM.hpp>
+#ifdef TRIDENT_HAVE_CUDA
+#include <trident/cuda/CudaDevice.hpp>
+#endif
 
 namespace Trident {
 namespace MatrixMatrix {
@@ -42,7 +45,8 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
   Teuchos::Array<std::string> kernels;
   for (auto& k : localKernelNames()) kernels.push_back(k);
   pl->set("trident: local kernel", std::string("gustavson"),
-          "local SpGEMM backend: \"gustavson\" (sorted rows, default), \"kokkoskernels\", \"reference\"",
+          "local SpGEMM backend: \"gustavson\" (sorted rows, default), \"kokkoskernels\", \"reference\", "
+          "\"cusparse\" (GPU; CUDA builds)",
           rcp(new Teuchos::StringValidator(kernels)));
   pl->set("trident: grid", std::string("auto"),
           "coarse grid of groups: \"square\" (near-square 2D, the paper's), \"rows\" (groups x 1: nothing crosses "
@@ -131,6 +135,11 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
   bool same = true;
   for (int t = 0; t < nv; ++t) same = same && both[t] == -both[nv + t];
   throwIfAnyRank(comm, !same, "the \"trident: ...\" parameters must be the same on every rank");
+#ifdef TRIDENT_HAVE_CUDA
+  // The GPU kernel: refused on every rank, before any tile moves, where some rank has no GPU.
+  throwIfAnyRank(comm, o.local_kernel == "cusparse" && cudaDeviceCount() == 0,
+                 "\"trident: local kernel\" = \"cusparse\", but no CUDA device is visible on some rank");
+#endif
   return o;
 }
 

@@ -17,5 +17,9 @@ for h in trident/Trident_MatrixMatrix.hpp trident/Trident_MCL.hpp trident/core/E
   [ -f "$prefix/include/$h" ] || { echo "install_consumer: $h not installed"; exit 1; }
 done
 quiet cmake -S "$src/consumer" -B "$work/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release
+# The installed package says whether the GPU backend is in, as the build was configured.
+cuda=$(sed -n 's/^TRIDENT_ENABLE_CUDA:BOOL=//p' "$build/CMakeCache.txt")
+grep -q "Trident_HAS_CUDA=${cuda:-OFF}" "$work/step.log" \
+  || { cat "$work/step.log"; echo "install_consumer: Trident_HAS_CUDA is not ${cuda:-OFF}"; exit 1; }
 quiet cmake --build "$work/build" -j 2
 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$work/build/consumer"

@@ -11,6 +11,9 @@ namespace Trident {
 
 std::unique_ptr<LocalSpGEMM> makeReferenceKernel();
 std::unique_ptr<LocalSpGEMM> makeGustavsonKernel();
+#ifdef TRIDENT_HAVE_CUDA
+std::unique_ptr<LocalSpGEMM> makeCusparseKernel();  // src/trident/cuda; throws DeviceUnavailable without a GPU
+#endif
 
 namespace {
 
@@ -60,13 +63,21 @@ class KokkosKernelsKernel final : public LocalSpGEMM {
 
 }  // namespace
 
-// A GPU backend (cuSPARSE) registers here beside these when TRIDENT_ENABLE_CUDA is implemented.
-std::vector<std::string> localKernelNames() { return {"gustavson", "kokkoskernels", "reference"}; }
+std::vector<std::string> localKernelNames() {
+#ifdef TRIDENT_HAVE_CUDA
+  return {"gustavson", "kokkoskernels", "reference", "cusparse"};
+#else
+  return {"gustavson", "kokkoskernels", "reference"};
+#endif
+}
 
 std::unique_ptr<LocalSpGEMM> makeLocalSpGEMM(const std::string& name) {
   if (name == "reference") return makeReferenceKernel();
   if (name == "gustavson") return makeGustavsonKernel();
   if (name == "kokkoskernels") return std::make_unique<KokkosKernelsKernel>();
+#ifdef TRIDENT_HAVE_CUDA
+  if (name == "cusparse") return makeCusparseKernel();
+#endif
   throw std::invalid_argument("Trident: unknown local kernel \"" + name + "\"");
 }
 

@@ -13,6 +13,9 @@
 #include <TpetraExt_MatrixMatrix.hpp>
 #include <Tpetra_Core.hpp>
 
+#ifdef CONSUMER_HAS_CUDA
+#include <trident/cuda/CudaDevice.hpp>
+#endif
 #include <cmath>
 #include <iostream>
 #include <string>
@@ -107,6 +110,10 @@ int main(int argc, char** argv) {
     std::cout << "trident multiply: " << (multiply ? "ok" : "MISMATCH") << "\n"
               << "trident_muelu AMG + CG: " << (amg ? "ok" : "FAILED") << "\n"
               << "trident_mcl clusters: " << (mcl ? "ok" : "WRONG") << "\n";
+#ifdef CONSUMER_HAS_CUDA
+    // Links Trident::trident_cuda; runs on machines without a GPU too (0 devices).
+    std::cout << "trident_cuda: " << Trident::cudaDeviceCount() << " CUDA device(s)\n";
+#endif
     if (multiply && amg && mcl) std::cout << "consumer OK" << std::endl;
   }
   return multiply && amg && mcl ? 0 : 1;
