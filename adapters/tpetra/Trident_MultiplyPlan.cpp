@@ -219,6 +219,7 @@ struct MultiplyPlan::Impl {
   int executions = 0, reused = 0;
   MultiplyStats stats;
   MultiplyStats tpetraCounts;  // "tpetra": its import's bytes and multiply-adds (patterns only)
+  bool tpetraCounted = false;  // "auto" chose Tpetra and counted them already
   PhaseTimes setup;  // the plan's own cost, reported with the first execute
 
   // Position space.
@@ -259,7 +260,8 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   p.topo = cachedTopology(p.world, p.opt.ranks_per_group);
   const Topology& topo = *p.topo;
   if (p.opt.algorithm == Algorithm::Auto)
-    p.opt.algorithm = chooseAlgorithm(A, transposeA, B, transposeB, topo, p.opt, p.stats);
+    p.opt.algorithm = chooseAlgorithm(A, transposeA, B, transposeB, topo, p.opt, p.stats, &p.tpetraCounts,
+                                      &p.tpetraCounted);
   p.stats.algorithm = toString(p.opt.algorithm);
   p.stats.P = topo.P();
   p.stats.ranks_per_group = topo.ranks_per_group();
@@ -389,7 +391,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     stats.times.total = MPI_Wtime() - t_start + (p.executions == 0 && stats.auto_chosen ? p.setup.total : 0.0);
     // Accounting after the timed part, so that it does not count against Tpetra; it depends on
     // the patterns only, so a kept plan counts once.
-    if (p.executions == 0) {
+    if (p.executions == 0 && !p.tpetraCounted) {
       auto Ap = p.tA ? transposeOf(A) : Teuchos::rcpFromRef(A);
       auto Bp = p.tB ? transposeOf(B) : Teuchos::rcpFromRef(B);
       tpetraImportBytes(*Ap, *Bp, topo, p.tpetraCounts);
