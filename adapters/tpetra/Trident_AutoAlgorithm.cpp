@@ -23,24 +23,31 @@ Teuchos::RCP<const crs_matrix_type> opOf(const crs_matrix_type& M, bool transpos
 }
 
 // Rank 0 reads the file named by TRIDENT_MACHINE_MODEL (if any) and every rank gets its values,
-// so that all ranks decide alike even if the file differed between nodes.
+// so that all ranks decide alike even if the file (or the variable) differed between nodes; a
+// bad file becomes the same InvalidInput on every rank. One broadcast: on a loaded machine each
+// collective costs milliseconds, which small products cannot afford.
 planner::MachineModel loadModel(MPI_Comm comm, int me) {
   static_assert(std::is_trivially_copyable<planner::MachineModel>::value, "the model is broadcast as bytes");
-  planner::MachineModel model;
-  std::string error;
+  struct Packet {
+    planner::MachineModel model;
+    int failed = 0;
+    char message[1024] = {0};
+  } packet;
   if (me == 0) {
     const char* path = std::getenv("TRIDENT_MACHINE_MODEL");
     if (path && *path) {
       try {
-        model = planner::MachineModel::load(path);
+        packet.model = planner::MachineModel::load(path);
       } catch (const std::exception& e) {
-        error = std::string("\"trident: algorithm\" = \"auto\": ") + e.what();
+        packet.failed = 1;
+        const std::string error = std::string("\"trident: algorithm\" = \"auto\": ") + e.what();
+        error.copy(packet.message, sizeof(packet.message) - 1);
       }
     }
   }
-  throwIfAnyRank(comm, !error.empty(), error);
-  MPI_Bcast(&model, static_cast<int>(sizeof(model)), MPI_BYTE, 0, comm);
-  return model;
+  MPI_Bcast(&packet, static_cast<int>(sizeof(packet)), MPI_BYTE, 0, comm);
+  if (packet.failed) throw InvalidInput(packet.message);
+  return packet.model;
 }
 
 std::string reasonOf(const std::vector<planner::Estimate>& est, int best) {
@@ -57,7 +64,7 @@ std::string reasonOf(const std::vector<planner::Estimate>& est, int best) {
 
 Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
                           const Topology& topo, const MultiplyOptions& opt, MultiplyStats& stats,
-                          MultiplyStats* tpetra_counts, bool* counted) {
+                          MultiplyStats* tpetra_counts, bool* counted, std::vector<std::uint64_t>* bytes_from) {
   (void)opt;  // grid, fetch and permutation change Trident's bytes, not the estimate's terms
   Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: choose"));
   MPI_Comm comm = topo.world();
@@ -74,36 +81,26 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
   } else {
     Ap = opOf(A, transposeA);
     Bp = opOf(B, transposeB);
-    mine = tpetra::localCounts(*Ap, *Bp, topo, &bytesFrom, false);
+    mine = tpetra::localCounts(*Ap, *Bp, topo, &bytesFrom);
   }
   planner::GlobalCounts all = planner::reduceCounts(mine, topo.ranks_per_group(), comm);
+  if (all.max.layout_unknown > 0) {
+    mine = tpetra::localCounts(*Ap, *Bp, topo, &bytesFrom, true);
+    all = planner::reduceCounts(mine, topo.ranks_per_group(), comm);
+  }
   if (cheapTranspose) {
     all.max.flops = all.sum.flops / all.P;
     all.max.max_row_flops = 0;
     all.max.a_entries = all.sum.a_entries / all.P;
     all.max.c_entries = all.max.flops;
   }
-  // The quick rule first: when Tpetra wins even with C as large as it can be, C is not estimated.
-  planner::Estimate bound;
-  std::vector<planner::Estimate> est;
+  const std::vector<planner::Estimate> est = planner::estimateAll(all, model);
   int best = 0;
-  std::string note;
-  if (planner::tpetraWinsAnyway(all, model, &bound)) {
-    est = {bound};
-    note = " (quick rule: Tpetra with C = its multiply-adds beats the 2D algorithms with C = 0; C not estimated)";
-  } else {
-    if (!cheapTranspose) {
-      Teuchos::TimeMonitor sketchTimer(*phaseTimer("Trident: auto: C sketch"));
-      mine.c_entries = tpetra::productEntries(*Ap, *Bp);
-      all = planner::reduceCounts(mine, topo.ranks_per_group(), comm);
-    }
-    est = planner::estimateAll(all, model);
-    for (int a = 1; a < static_cast<int>(est.size()); ++a)
-      if (est[a].time_s < est[best].time_s) best = a;
-  }
+  for (int a = 1; a < static_cast<int>(est.size()); ++a)
+    if (est[a].time_s < est[best].time_s) best = a;
   stats.auto_chosen = true;
   stats.predicted_time = est[best].time_s;
-  stats.auto_reason = reasonOf(est, best) + note;
+  stats.auto_reason = reasonOf(est, best);
   // Tpetra's import is counted exactly on each rank; the 2D algorithms' bytes are the estimate's
   // busiest rank (trident-plan gives them exactly).
   const bool tp = est[best].algo == "tpetra";
@@ -111,16 +108,13 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
   stats.predicted_li_bytes_recv = static_cast<std::uint64_t>(tp ? mine.tpetra_li_bytes : est[best].li_bytes_max);
   if (counted) *counted = false;
   if (tp && !cheapTranspose && tpetra_counts && counted) {
-    // What I receive from p is what p sends me: one Alltoall of P words turns receipts into sends.
-    const int P = topo.P();
-    std::vector<std::uint64_t> sentBy(static_cast<std::size_t>(P), 0);
-    MPI_Alltoall(bytesFrom.data(), 1, MPI_UINT64_T, sentBy.data(), 1, MPI_UINT64_T, comm);
+    // The bytes sent need one Alltoall (what I receive from p is what p sends me): the plan does
+    // it after the timed multiply, from bytes_from.
     MultiplyStats& t = *tpetra_counts;
     t.local_flops = static_cast<std::uint64_t>(mine.flops);
     t.gi_bytes_recv = static_cast<std::uint64_t>(mine.tpetra_gi_bytes);
     t.li_bytes_recv = static_cast<std::uint64_t>(mine.tpetra_li_bytes);
-    t.gi_bytes_sent = t.li_bytes_sent = 0;
-    for (int p = 0; p < P; ++p) (topo.same_group(topo.rank(), p) ? t.li_bytes_sent : t.gi_bytes_sent) += sentBy[p];
+    if (bytes_from) *bytes_from = bytesFrom;
     *counted = true;
   }
   return est[best].algo == "tpetra" ? Algorithm::Tpetra : est[best].algo == "summa" ? Algorithm::Summa : Algorithm::Trident;

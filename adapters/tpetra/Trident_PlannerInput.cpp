@@ -130,38 +130,59 @@ struct MinHashes {
   double size() const { return n < kSketch ? n : (kSketch - 1) / h[kSketch - 1]; }
 };
 
-// Estimated entries of C in this rank's rows of A*B: the sketches of B's rows are imported onto
-// A's columns (the Import of B's row lengths), each row of A merges those of its columns.
-double estimatedProductEntries(const crs_matrix_type& A, const crs_matrix_type& B,
-                               const Tpetra::Import<LO, GO, Node>& importer, const std::vector<std::int64_t>& work) {
+// B's row lengths and row sketches at A's columns, in ONE import (column 0: the length, 1..K: the
+// sketch): on a loaded machine each import costs a synchronization with the neighbours, which
+// is most of what counting costs.
+struct AtColumns {
+  Teuchos::RCP<const Tpetra::Import<LO, GO, Node>> importer;
+  std::vector<double> len;
+  Teuchos::RCP<Tpetra::MultiVector<double, LO, GO, Node>> values;  // 1 + K columns
+};
+
+AtColumns importAtColumns(const crs_matrix_type& A, const crs_matrix_type& B) {
   using mv_t = Tpetra::MultiVector<double, LO, GO, Node>;
-  mv_t rowSketch(B.getRowMap(), kSketch);
+  AtColumns out;
+  auto aImport = A.getGraph()->getImporter();
+  if (!aImport.is_null() && aImport->getSourceMap()->isSameAs(*B.getRowMap()))
+    out.importer = aImport;  // as rowLengthsAtColumns: B's rows follow A's domain
+  else
+    out.importer = Teuchos::rcp(new Tpetra::Import<LO, GO, Node>(B.getRowMap(), A.getColMap()));
+  mv_t rows(B.getRowMap(), 1 + kSketch);
   {
     auto bl = B.getLocalMatrixHost();
     auto bcols = B.getColMap();
     std::vector<double> colHash(bcols->getNodeNumElements());
     for (std::size_t q = 0; q < colHash.size(); ++q) colHash[q] = hashOf(bcols->getGlobalElement(static_cast<LO>(q)));
-    std::vector<Teuchos::ArrayRCP<double>> keep(kSketch);
-    std::vector<double*> out(kSketch);
-    for (int j = 0; j < kSketch; ++j) {
-      keep[j] = rowSketch.getDataNonConst(j);
-      out[j] = keep[j].getRawPtr();  // raw: a checked ArrayRCP costs more than the sketch
+    std::vector<Teuchos::ArrayRCP<double>> keep(1 + kSketch);
+    std::vector<double*> col(1 + kSketch);
+    for (int j = 0; j <= kSketch; ++j) {
+      keep[j] = rows.getDataNonConst(j);
+      col[j] = keep[j].getRawPtr();  // raw: a checked ArrayRCP costs more than the sketch
     }
     std::vector<double> h;
     for (LO r = 0; r < static_cast<LO>(B.getNodeNumRows()); ++r) {
       h.clear();
       for (std::size_t q = bl.graph.row_map(r); q < bl.graph.row_map(r + 1); ++q) h.push_back(colHash[bl.graph.entries(q)]);
+      col[0][r] = static_cast<double>(h.size());
       const std::size_t k = std::min<std::size_t>(h.size(), kSketch);
       std::partial_sort(h.begin(), h.begin() + k, h.end());
-      for (int j = 0; j < kSketch; ++j) out[j][r] = j < static_cast<int>(k) ? h[j] : kNone;
+      for (int j = 0; j < kSketch; ++j) col[1 + j][r] = j < static_cast<int>(k) ? h[j] : kNone;
     }
   }
-  mv_t atCols(A.getColMap(), kSketch);
-  atCols.doImport(rowSketch, importer, Tpetra::INSERT);
+  out.values = Teuchos::rcp(new mv_t(A.getColMap(), 1 + kSketch));
+  out.values->doImport(rows, *out.importer, Tpetra::INSERT);
+  auto d = out.values->getData(0);
+  out.len.assign(d.begin(), d.end());
+  return out;
+}
+
+// Estimated entries of C in this rank's rows of A*B: each row of A merges the sketches of the B
+// rows at its columns.
+double estimatedProductEntries(const crs_matrix_type& A, const AtColumns& at, const std::vector<std::int64_t>& work) {
   std::vector<Teuchos::ArrayRCP<const double>> keep(kSketch);
   std::vector<const double*> in(kSketch);
   for (int j = 0; j < kSketch; ++j) {
-    keep[j] = atCols.getData(j);
+    keep[j] = at.values->getData(1 + j);
     in[j] = keep[j].getRawPtr();
   }
   auto al = A.getLocalMatrixHost();
@@ -186,11 +207,11 @@ double estimatedProductEntries(const crs_matrix_type& A, const crs_matrix_type& 
 }  // namespace
 
 planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type& B, const Topology& topo,
-                                 std::vector<std::uint64_t>* bytes_from, bool with_sketch) {
+                                 std::vector<std::uint64_t>* bytes_from, bool use_directory) {
   planner::LocalCounts c;
-  auto lengthsTimer = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: auto: row lengths")));
-  const RowLengthsAtColumns rl = rowLengthsAtColumns(A, B);
-  lengthsTimer = Teuchos::null;
+  auto importTimer = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: auto: import lengths and sketches")));
+  const AtColumns rl = importAtColumns(A, B);
+  importTimer = Teuchos::null;
   c.a_rows = static_cast<double>(A.getNodeNumRows());
   c.a_entries = static_cast<double>(A.getNodeNumEntries());
   c.b_entries = static_cast<double>(B.getNodeNumEntries());
@@ -199,7 +220,7 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
     c.flops += static_cast<double>(w);
     c.max_row_flops = std::max(c.max_row_flops, static_cast<double>(w));
   }
-  if (with_sketch) c.c_entries = estimatedProductEntries(A, B, *rl.importer, work);
+  c.c_entries = estimatedProductEntries(A, rl, work);
   // Tpetra's Multiply imports the B rows at A's remote columns: 8 B per row, 20 B per entry, as
   // the drop-in accounts them. The Import's receive buffer holds the remote columns in order, in
   // blocks of lengthsFrom[i] from procsFrom[i] (how doImport unpacks them), so the owners are
@@ -211,17 +232,23 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
   std::vector<int> owner;
   owner.reserve(static_cast<std::size_t>(lids.size()));
   for (std::size_t i = 0; i < static_cast<std::size_t>(from.size()); ++i) owner.insert(owner.end(), lengths[i], from[i]);
-  int layoutKnown = owner.size() == static_cast<std::size_t>(lids.size()) ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &layoutKnown, 1, MPI_INT, MPI_MIN, topo.world());
-  if (!layoutKnown) {
-    // Not the layout expected somewhere: ask the source map (a collective directory look-up).
-    auto target = A.getColMap();
-    Teuchos::Array<GO> gids(lids.size());
-    for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) gids[t] = target->getGlobalElement(lids[t]);
-    Teuchos::Array<int> pids(lids.size());
-    Teuchos::Array<LO> srcLids(lids.size());
-    rl.importer->getSourceMap()->getRemoteIndexList(gids(), pids(), srcLids());
-    owner.assign(pids.begin(), pids.end());
+  if (owner.size() != static_cast<std::size_t>(lids.size()) || use_directory) {
+    // Not the receive layout expected (never seen; Tpetra's doImport relies on it): the caller
+    // learns it from the reduced counts and asks again with use_directory on every rank, since
+    // the source map's directory look-up is collective.
+    c.layout_unknown = 1;
+    if (use_directory) {
+      auto target = A.getColMap();
+      Teuchos::Array<GO> gids(lids.size());
+      for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) gids[t] = target->getGlobalElement(lids[t]);
+      Teuchos::Array<int> pids(lids.size());
+      Teuchos::Array<LO> srcLids(lids.size());
+      rl.importer->getSourceMap()->getRemoteIndexList(gids(), pids(), srcLids());
+      owner.assign(pids.begin(), pids.end());
+      c.layout_unknown = 0;
+    } else {
+      owner.assign(static_cast<std::size_t>(lids.size()), topo.rank());  // placeholder, recounted
+    }
   }
   if (bytes_from) bytes_from->assign(static_cast<std::size_t>(topo.P()), 0);
   std::vector<int> sources;
@@ -235,11 +262,6 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
   sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
   for (int s : sources) (topo.same_group(topo.rank(), s) ? c.tpetra_li_msgs : c.tpetra_gi_msgs) += 1.0;
   return c;
-}
-
-double productEntries(const crs_matrix_type& A, const crs_matrix_type& B) {
-  const RowLengthsAtColumns rl = rowLengthsAtColumns(A, B);
-  return estimatedProductEntries(A, B, *rl.importer, multiplyAddsPerRow(A, rl.len));
 }
 
 planner::LocalCounts localCountsTransposedA(const crs_matrix_type& A, const crs_matrix_type& B) {

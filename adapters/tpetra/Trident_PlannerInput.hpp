@@ -20,18 +20,17 @@ planner::Pattern gatherPattern(const crs_matrix_type& M, bool skip_zeros, int ro
                                const map_type* row_space = nullptr, const map_type* col_space = nullptr,
                                bool record_owner = true);
 
-// Collective over A's communicator (one import of B's row lengths onto A's columns, through A's
-// own Import when B's rows are distributed as A's domain): this rank's counts for "auto"'s
+// Collective over A's communicator (one import of B's row lengths and sketches onto A's columns,
+// through A's own Import when B's rows are distributed as A's domain): this rank's counts for "auto"'s
 // estimate, from its rows of A (op(A)) and B (op(B)) only. Stored zeros of A are skipped, as
 // the kernels skip them.
 // bytes_from (optional): the import's bytes from each rank (size P), for Tpetra's accounting.
-// c_entries is left 0 unless with_sketch (productEntries below, collective too).
+// One import brings B's row lengths and row sketches onto A's columns (planner/Estimate.hpp).
+// The owners of the imported rows come from the Import's receive lists; if a rank cannot read
+// them it sets layout_unknown, and every rank must then call again with use_directory (a
+// collective look-up).
 planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type& B, const Topology& topo,
-                                 std::vector<std::uint64_t>* bytes_from = nullptr, bool with_sketch = true);
-
-// Collective: the estimated entries of C = A*B in this rank's rows (min-hash sketches of B's rows
-// imported onto A's columns; see planner/Estimate.hpp).
-double productEntries(const crs_matrix_type& A, const crs_matrix_type& B);
+                                 std::vector<std::uint64_t>* bytes_from = nullptr, bool use_directory = false);
 
 // The same for op(A) = A^T when A's and B's rows are distributed alike (R = P^T in P^T*(A*P)),
 // without forming A^T: the multiply-adds of A^T*B are sum over k of nnz(A(k,:)) * nnz(B(k,:)),

@@ -87,16 +87,10 @@ int main(int argc, char** argv) {
   const Trident::MultiplyStats s = Trident::MatrixMatrix::lastStats();
   const auto topo = Trident::cachedTopology(world(), lam);
   const pl::GlobalCounts all = pl::reduceCounts(Trident::tpetra::localCounts(*A, *A, *topo), lam, world());
-  pl::Estimate bound;
-  std::vector<pl::Estimate> est;
+  const std::vector<pl::Estimate> est = pl::estimateAll(all, back);
   int best = 0;
-  if (pl::tpetraWinsAnyway(all, back, &bound)) {
-    est = {bound};  // the quick rule: Tpetra, C not estimated
-  } else {
-    est = pl::estimateAll(all, back);
-    for (int a = 1; a < 3; ++a)
-      if (est[a].time_s < est[best].time_s) best = a;
-  }
+  for (int a = 1; a < 3; ++a)
+    if (est[a].time_s < est[best].time_s) best = a;
   tally.check(s.auto_chosen && s.algorithm == est[best].algo && s.predicted_time == est[best].time_s,
               "auto with the model file: least predicted time runs",
               "ran " + s.algorithm + ", least predicted " + est[best].algo);

@@ -148,16 +148,10 @@ int main(int argc, char** argv) {
                     "flops " + std::to_string(mine.flops) + " vs " + std::to_string(tp.flops[me]) + ", Gi " +
                         std::to_string(mine.tpetra_gi_bytes) + " vs " + std::to_string(tp.gi_recv[me]));
         const pl::GlobalCounts all = pl::reduceCounts(mine, lam, world());
-        pl::Estimate bound;
-        std::vector<pl::Estimate> est;
+        const std::vector<pl::Estimate> est = pl::estimateAll(all, pl::MachineModel());
         int best = 0;
-        if (pl::tpetraWinsAnyway(all, pl::MachineModel(), &bound)) {
-          est = {bound};  // the quick rule: Tpetra, C not estimated
-        } else {
-          est = pl::estimateAll(all, pl::MachineModel());
-          for (int a = 1; a < 3; ++a)
-            if (est[a].time_s < est[best].time_s) best = a;
-        }
+        for (int a = 1; a < 3; ++a)
+          if (est[a].time_s < est[best].time_s) best = a;
         tally.check(s.auto_chosen && s.algorithm == est[best].algo && s.predicted_time == est[best].time_s,
                     what + ": chose the least predicted time", "ran " + s.algorithm + ", least predicted: " + est[best].algo);
         if (s.algorithm == "tpetra")

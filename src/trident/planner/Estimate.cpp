@@ -10,11 +10,11 @@ namespace Trident {
 namespace planner {
 
 namespace {
-constexpr int kFields = 10;
+constexpr int kFields = 11;
 
 void toArray(const LocalCounts& c, double* v) {
   const double f[kFields] = {c.a_rows,          c.a_entries,       c.b_entries,       c.flops,         c.max_row_flops,
-                             c.tpetra_gi_bytes, c.tpetra_li_bytes, c.tpetra_gi_msgs, c.tpetra_li_msgs, c.c_entries};
+                             c.tpetra_gi_bytes, c.tpetra_li_bytes, c.tpetra_gi_msgs, c.tpetra_li_msgs, c.c_entries, c.layout_unknown};
   std::copy(f, f + kFields, v);
 }
 LocalCounts fromArray(const double* v) {
@@ -29,6 +29,7 @@ LocalCounts fromArray(const double* v) {
   c.tpetra_gi_msgs = v[7];
   c.tpetra_li_msgs = v[8];
   c.c_entries = v[9];
+  c.layout_unknown = v[10];
   return c;
 }
 
@@ -125,16 +126,6 @@ std::vector<Estimate> estimateAll(const GlobalCounts& g, const MachineModel& mod
 
   for (auto& e : out) estimateTime(e, P, model);
   return out;
-}
-
-bool tpetraWinsAnyway(const GlobalCounts& g, const MachineModel& model, Estimate* tpetra) {
-  GlobalCounts hi = g, lo = g;
-  hi.max.c_entries = g.max.flops;
-  hi.sum.c_entries = g.sum.flops;
-  lo.max.c_entries = lo.sum.c_entries = 0;
-  const std::vector<Estimate> up = estimateAll(hi, model), down = estimateAll(lo, model);
-  if (tpetra) *tpetra = up[0];
-  return up[0].time_s <= std::min(down[1].time_s, down[2].time_s);
 }
 
 }  // namespace planner

@@ -41,6 +41,7 @@ struct LocalCounts {
   double flops = 0;          // multiply-adds of this rank's rows of op(A)
   double max_row_flops = 0;  // of its heaviest row
   double c_entries = 0;      // entries of C in this rank's rows, estimated (sketches, see below)
+  double layout_unknown = 0;  // 1: the adapter could not read Tpetra's import lists here (recount)
   double tpetra_gi_bytes = 0, tpetra_li_bytes = 0;  // Tpetra's import of remote B rows, received
   double tpetra_gi_msgs = 0, tpetra_li_msgs = 0;    // ranks that import comes from
 };
@@ -67,12 +68,6 @@ struct Estimate {
 
 // tpetra, summa, trident, in that order, each with its time under the model.
 std::vector<Estimate> estimateAll(const GlobalCounts& g, const MachineModel& model);
-
-// The quick rule, before C's entries are estimated (they lie between 0 and the multiply-adds):
-// true when Tpetra's time with C = its multiply-adds is at most the 2D algorithms' with C = 0, so
-// Tpetra wins whatever C is and no sketch is needed. `tpetra` (optional) receives that bound.
-// Small and banded products (AMG's) end here: O(local) counting and one allreduce.
-bool tpetraWinsAnyway(const GlobalCounts& g, const MachineModel& model, Estimate* tpetra = nullptr);
 
 // The model's time for one estimate (sets its t_* fields and time_s, returns time_s).
 double estimateTime(Estimate& e, int P, const MachineModel& model);
