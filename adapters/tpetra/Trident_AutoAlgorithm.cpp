@@ -56,8 +56,9 @@ std::string reasonOf(const std::vector<planner::Estimate>& est, int best) {
   why << "chose " << est[best].algo << ";";
   for (const auto& e : est)
     why << " " << e.algo << " " << e.time_s << " s = fixed " << e.t_fixed << " + kernel " << e.t_kernel << " ("
-        << e.flops_max << " madds, " << e.c_max << " C) + entries " << e.t_entries << " (" << e.entries_max << ") + links " << e.t_links
-        << " (" << e.gi_bytes_max + e.li_bytes_max << " B, " << e.msgs_max << " msgs) + import " << e.t_import << ";";
+        << e.flops_max << " madds, " << e.c_max << " C) + entries " << e.t_entries << " (" << e.entries_max
+        << ") + links " << e.t_links << " (" << e.gi_bytes_max + e.li_bytes_max << " B, " << e.msgs_max
+        << " msgs) + import " << e.t_import << ";";
   return why.str();
 }
 }  // namespace
