@@ -669,7 +669,7 @@ int run(int argc, char* argv[]) {
     r.peak_rss_mb = allMax(peakRssMb());
     if (algo == "auto")
       out << "  [auto] chose " << last.max.algorithm << ", predicted " << last.max.predicted_time << " s, measured "
-          << r.time_s << " s" << std::endl;
+          << r.time_s << " s\n  [auto] " << last.max.auto_reason << std::endl;
     if (reportIt) results.push_back(r);
   }
 

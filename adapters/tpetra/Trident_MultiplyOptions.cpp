@@ -30,10 +30,10 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
   if (!pl.is_null()) return pl;
   using Teuchos::rcp;
   pl = rcp(new Teuchos::ParameterList("Trident"));
-  pl->set("trident: algorithm", std::string("trident"),
-          "\"trident\" (hierarchical, default), \"summa\" (2D Sparse SUMMA baseline), \"tpetra\" (Tpetra's own "
-          "Multiply), \"auto\" (the least time the planner predicts; machine model from the file named by the "
-          "environment variable TRIDENT_MACHINE_MODEL, else trident-plan's defaults)",
+  pl->set("trident: algorithm", std::string("auto"),
+          "\"auto\" (default: the least time predicted from per-rank counts and a machine model, the file named by "
+          "the environment variable TRIDENT_MACHINE_MODEL, else the built-in defaults), \"trident\" (hierarchical), "
+          "\"summa\" (2D Sparse SUMMA baseline), \"tpetra\" (Tpetra's own Multiply)",
           rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("trident", "summa", "tpetra", "auto"))));
   pl->set("trident: ranks per group", 0,
           "lambda, ranks per group sharing the fast link; 0 = size of the MPI_COMM_TYPE_SHARED groups",
@@ -98,11 +98,11 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
         return params->isParameter(k) ? params->get<std::string>(k) : std::string(def);
       };
       auto num = [&](const char* k, int def) { return params->isParameter(k) ? params->get<int>(k) : def; };
-      const std::string algo = str("trident: algorithm", "trident");
-      o.algorithm = algo == "summa"    ? Algorithm::Summa
-                    : algo == "tpetra" ? Algorithm::Tpetra
-                    : algo == "auto"   ? Algorithm::Auto
-                                       : Algorithm::Trident;
+      const std::string algo = str("trident: algorithm", "auto");
+      o.algorithm = algo == "summa"     ? Algorithm::Summa
+                    : algo == "tpetra"  ? Algorithm::Tpetra
+                    : algo == "trident" ? Algorithm::Trident
+                                        : Algorithm::Auto;
       o.ranks_per_group = num("trident: ranks per group", 0);
       o.permute = str("trident: permute", "none") == "random";
       o.seed = num("trident: permute seed", 12345);

@@ -14,7 +14,8 @@ enum class Fetch { Needed, Whole };
 enum class SliceChoice { Auto, Balanced, Owners };
 
 struct MultiplyOptions {
-  Algorithm algorithm = Algorithm::Trident;
+  // "auto": the least time the cheap distributed estimate predicts (Trident_AutoAlgorithm).
+  Algorithm algorithm = Algorithm::Auto;
   int ranks_per_group = 0;  // 0: the MPI_COMM_TYPE_SHARED groups
   bool permute = false;
   int seed = 12345;

@@ -222,6 +222,8 @@ struct MultiplyPlan::Impl {
   int executions = 0, reused = 0;
   MultiplyStats stats;
   MultiplyStats tpetraCounts;  // "tpetra": its import's bytes and multiply-adds (patterns only)
+  bool tpetraCounted = false;  // "auto" chose Tpetra and counted them already (sent: from tpetraBytesFrom)
+  std::vector<std::uint64_t> tpetraBytesFrom;
   PhaseTimes setup;  // the plan's own cost, reported with the first execute
 
   // Position space.
@@ -271,7 +273,8 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   p.topo = cachedTopology(p.world, p.opt.ranks_per_group);
   const Topology& topo = *p.topo;
   if (p.opt.algorithm == Algorithm::Auto)
-    p.opt.algorithm = chooseAlgorithm(A, transposeA, B, transposeB, topo, p.opt, p.stats);
+    p.opt.algorithm = chooseAlgorithm(A, transposeA, B, transposeB, topo, p.opt, p.stats, &p.tpetraCounts,
+                                      &p.tpetraCounted, &p.tpetraBytesFrom);
   p.stats.algorithm = toString(p.opt.algorithm);
   p.stats.P = topo.P();
   p.stats.ranks_per_group = topo.ranks_per_group();
@@ -401,7 +404,13 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     stats.times.total = MPI_Wtime() - t_start + (p.executions == 0 && stats.auto_chosen ? p.setup.total : 0.0);
     // Accounting after the timed part, so that it does not count against Tpetra; it depends on
     // the patterns only, so a kept plan counts once.
-    if (p.executions == 0) {
+    if (p.executions == 0 && p.tpetraCounted) {
+      std::vector<std::uint64_t> sentBy(static_cast<std::size_t>(topo.P()), 0);
+      MPI_Alltoall(p.tpetraBytesFrom.data(), 1, MPI_UINT64_T, sentBy.data(), 1, MPI_UINT64_T, topo.world());
+      for (int q = 0; q < topo.P(); ++q)
+        (topo.same_group(topo.rank(), q) ? p.tpetraCounts.li_bytes_sent : p.tpetraCounts.gi_bytes_sent) += sentBy[q];
+    }
+    if (p.executions == 0 && !p.tpetraCounted) {
       auto Ap = p.tA ? transposeOf(A) : Teuchos::rcpFromRef(A);
       auto Bp = p.tB ? transposeOf(B) : Teuchos::rcpFromRef(B);
       tpetraImportBytes(*Ap, *Bp, topo, p.tpetraCounts);

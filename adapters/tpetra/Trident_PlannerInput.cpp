@@ -2,6 +2,13 @@
 
 #include <numeric>
 
+#include <Tpetra_Distributor.hpp>
+#include <Tpetra_Import.hpp>
+#include <Tpetra_MultiVector.hpp>
+#include <algorithm>
+
+#include "Trident_ProductCounts.hpp"
+#include <trident/stats/PhaseTimer.hpp>
 #include "Trident_TpetraComm.hpp"
 #include "Trident_TpetraConversion.hpp"
 #include <trident/transport/BigCount.hpp>
@@ -84,6 +91,190 @@ planner::Pattern gatherPattern(const crs_matrix_type& M, bool skip_zeros, int ro
   for (std::size_t t = 0; t < pairs.size(); t += 2)
     if (pairs[t + 1] >= 0) pat.col[next[pairs[t]]++] = pairs[t + 1];
   return pat;
+}
+
+namespace {
+
+// K-minimum-value sketches: a column's hash is a uniform number in [0, 1); a set's sketch is its K
+// smallest hashes; the union of sets has the union's K smallest, and a set whose K-th smallest
+// hash is h has about (K - 1) / h members (exactly its count when it has fewer than K).
+constexpr int kSketch = 8;
+constexpr double kNone = 2.0;  // an empty slot of a sketch
+
+double hashOf(GO g) {
+  std::uint64_t x = static_cast<std::uint64_t>(g) + 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return static_cast<double>(x >> 11) * (1.0 / 9007199254740992.0);  // 53 bits
+}
+
+// The K smallest distinct hashes seen so far, ascending, in a fixed array: each column's sketch is
+// ascending too, so a column stops at its first hash that cannot enter (usually the first).
+struct MinHashes {
+  double h[kSketch];
+  int n = 0;
+  void clear() { n = 0; }
+  // false once the value is too large to enter: the rest of an ascending sketch is too.
+  bool offer(double v) {
+    if (n == kSketch && v >= h[n - 1]) return false;
+    int at = n;
+    while (at > 0 && h[at - 1] > v) --at;
+    if (at > 0 && h[at - 1] == v) return true;  // already there
+    const int last = n == kSketch ? n - 1 : n;
+    for (int t = last; t > at; --t) h[t] = h[t - 1];
+    h[at] = v;
+    if (n < kSketch) ++n;
+    return true;
+  }
+  double size() const { return n < kSketch ? n : (kSketch - 1) / h[kSketch - 1]; }
+};
+
+// B's row lengths and row sketches at A's columns, in ONE import (column 0: the length, 1..K: the
+// sketch): on a loaded machine each import costs a synchronization with the neighbours, which
+// is most of what counting costs.
+struct AtColumns {
+  Teuchos::RCP<const Tpetra::Import<LO, GO, Node>> importer;
+  std::vector<double> len;
+  Teuchos::RCP<Tpetra::MultiVector<double, LO, GO, Node>> values;  // 1 + K columns
+};
+
+AtColumns importAtColumns(const crs_matrix_type& A, const crs_matrix_type& B) {
+  using mv_t = Tpetra::MultiVector<double, LO, GO, Node>;
+  AtColumns out;
+  auto aImport = A.getGraph()->getImporter();
+  if (!aImport.is_null() && aImport->getSourceMap()->isSameAs(*B.getRowMap()))
+    out.importer = aImport;  // as rowLengthsAtColumns: B's rows follow A's domain
+  else
+    out.importer = Teuchos::rcp(new Tpetra::Import<LO, GO, Node>(B.getRowMap(), A.getColMap()));
+  mv_t rows(B.getRowMap(), 1 + kSketch);
+  {
+    auto bl = B.getLocalMatrixHost();
+    auto bcols = B.getColMap();
+    std::vector<double> colHash(bcols->getNodeNumElements());
+    for (std::size_t q = 0; q < colHash.size(); ++q) colHash[q] = hashOf(bcols->getGlobalElement(static_cast<LO>(q)));
+    std::vector<Teuchos::ArrayRCP<double>> keep(1 + kSketch);
+    std::vector<double*> col(1 + kSketch);
+    for (int j = 0; j <= kSketch; ++j) {
+      keep[j] = rows.getDataNonConst(j);
+      col[j] = keep[j].getRawPtr();  // raw: a checked ArrayRCP costs more than the sketch
+    }
+    std::vector<double> h;
+    for (LO r = 0; r < static_cast<LO>(B.getNodeNumRows()); ++r) {
+      h.clear();
+      for (std::size_t q = bl.graph.row_map(r); q < bl.graph.row_map(r + 1); ++q) h.push_back(colHash[bl.graph.entries(q)]);
+      col[0][r] = static_cast<double>(h.size());
+      const std::size_t k = std::min<std::size_t>(h.size(), kSketch);
+      std::partial_sort(h.begin(), h.begin() + k, h.end());
+      for (int j = 0; j < kSketch; ++j) col[1 + j][r] = j < static_cast<int>(k) ? h[j] : kNone;
+    }
+  }
+  out.values = Teuchos::rcp(new mv_t(A.getColMap(), 1 + kSketch));
+  out.values->doImport(rows, *out.importer, Tpetra::INSERT);
+  auto d = out.values->getData(0);
+  out.len.assign(d.begin(), d.end());
+  return out;
+}
+
+// Estimated entries of C in this rank's rows of A*B: each row of A merges the sketches of the B
+// rows at its columns.
+double estimatedProductEntries(const crs_matrix_type& A, const AtColumns& at, const std::vector<std::int64_t>& work) {
+  std::vector<Teuchos::ArrayRCP<const double>> keep(kSketch);
+  std::vector<const double*> in(kSketch);
+  for (int j = 0; j < kSketch; ++j) {
+    keep[j] = at.values->getData(1 + j);
+    in[j] = keep[j].getRawPtr();
+  }
+  auto al = A.getLocalMatrixHost();
+  double total = 0;
+  MinHashes mins;
+  for (LO r = 0; r < static_cast<LO>(A.getNodeNumRows()); ++r) {
+    if (work[r] <= 1) {  // 0 or 1 multiply-adds: that many entries
+      total += static_cast<double>(work[r]);
+      continue;
+    }
+    mins.clear();
+    for (std::size_t q = al.graph.row_map(r); q < al.graph.row_map(r + 1); ++q) {
+      const LO c = al.graph.entries(q);
+      for (int j = 0; j < kSketch && in[j][c] < kNone; ++j)
+        if (!mins.offer(in[j][c])) break;
+    }
+    total += std::min(mins.size(), static_cast<double>(work[r]));
+  }
+  return total;
+}
+
+}  // namespace
+
+planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type& B, const Topology& topo,
+                                 std::vector<std::uint64_t>* bytes_from, bool use_directory) {
+  planner::LocalCounts c;
+  auto importTimer = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: auto: import lengths and sketches")));
+  const AtColumns rl = importAtColumns(A, B);
+  importTimer = Teuchos::null;
+  c.a_rows = static_cast<double>(A.getNodeNumRows());
+  c.a_entries = static_cast<double>(A.getNodeNumEntries());
+  c.b_entries = static_cast<double>(B.getNodeNumEntries());
+  const std::vector<std::int64_t> work = multiplyAddsPerRow(A, rl.len);
+  for (std::int64_t w : work) {
+    c.flops += static_cast<double>(w);
+    c.max_row_flops = std::max(c.max_row_flops, static_cast<double>(w));
+  }
+  c.c_entries = estimatedProductEntries(A, rl, work);
+  // Tpetra's Multiply imports the B rows at A's remote columns: 8 B per row, 20 B per entry, as
+  // the drop-in accounts them. The Import's receive buffer holds the remote columns in order, in
+  // blocks of lengthsFrom[i] from procsFrom[i] (how doImport unpacks them), so the owners are
+  // known without a directory look-up.
+  auto lids = rl.importer->getRemoteLIDs();
+  const auto& dist = rl.importer->getDistributor();
+  auto from = dist.getProcsFrom();
+  auto lengths = dist.getLengthsFrom();
+  std::vector<int> owner;
+  owner.reserve(static_cast<std::size_t>(lids.size()));
+  for (std::size_t i = 0; i < static_cast<std::size_t>(from.size()); ++i) owner.insert(owner.end(), lengths[i], from[i]);
+  if (owner.size() != static_cast<std::size_t>(lids.size()) || use_directory) {
+    // Not the receive layout expected (never seen; Tpetra's doImport relies on it): the caller
+    // learns it from the reduced counts and asks again with use_directory on every rank, since
+    // the source map's directory look-up is collective.
+    c.layout_unknown = 1;
+    if (use_directory) {
+      auto target = A.getColMap();
+      Teuchos::Array<GO> gids(lids.size());
+      for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) gids[t] = target->getGlobalElement(lids[t]);
+      Teuchos::Array<int> pids(lids.size());
+      Teuchos::Array<LO> srcLids(lids.size());
+      rl.importer->getSourceMap()->getRemoteIndexList(gids(), pids(), srcLids());
+      owner.assign(pids.begin(), pids.end());
+      c.layout_unknown = 0;
+    } else {
+      owner.assign(static_cast<std::size_t>(lids.size()), topo.rank());  // placeholder, recounted
+    }
+  }
+  if (bytes_from) bytes_from->assign(static_cast<std::size_t>(topo.P()), 0);
+  std::vector<int> sources;
+  for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) {
+    const double bytes = 8.0 + 20.0 * rl.len[lids[t]];
+    (topo.same_group(topo.rank(), owner[t]) ? c.tpetra_li_bytes : c.tpetra_gi_bytes) += bytes;
+    if (bytes_from) (*bytes_from)[owner[t]] += static_cast<std::uint64_t>(bytes);
+    sources.push_back(owner[t]);
+  }
+  std::sort(sources.begin(), sources.end());
+  sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+  for (int s : sources) (topo.same_group(topo.rank(), s) ? c.tpetra_li_msgs : c.tpetra_gi_msgs) += 1.0;
+  return c;
+}
+
+planner::LocalCounts localCountsTransposedA(const crs_matrix_type& A, const crs_matrix_type& B) {
+  planner::LocalCounts c;
+  c.a_rows = static_cast<double>(A.getDomainMap()->getNodeNumElements());
+  c.a_entries = static_cast<double>(A.getNodeNumEntries());
+  c.b_entries = static_cast<double>(B.getNodeNumEntries());
+  for (LO r = 0; r < static_cast<LO>(A.getNodeNumRows()); ++r)
+    c.flops += static_cast<double>(A.getNumEntriesInLocalRow(r)) * static_cast<double>(B.getNumEntriesInLocalRow(r));
+  c.c_entries = c.flops;  // no sketch without the transpose's rows: the upper bound
+  // A row of A^T meets at most one row of B per entry: its flops are unknown here; the busiest
+  // rank is taken as the average (reduceCounts' max of flops is replaced by the caller).
+  return c;
 }
 
 }  // namespace tpetra

@@ -3,6 +3,8 @@
 #include <mpi.h>
 
 #include "Trident_TpetraTypes.hpp"
+#include <trident/grid/Topology.hpp>
+#include <trident/planner/Estimate.hpp>
 #include <trident/planner/Pattern.hpp>
 
 namespace Trident {
@@ -17,6 +19,25 @@ namespace tpetra {
 planner::Pattern gatherPattern(const crs_matrix_type& M, bool skip_zeros, int root = -1,
                                const map_type* row_space = nullptr, const map_type* col_space = nullptr,
                                bool record_owner = true);
+
+// Collective over A's communicator (one import of B's row lengths and sketches onto A's columns,
+// through A's own Import when B's rows are distributed as A's domain): this rank's counts for "auto"'s
+// estimate, from its rows of A (op(A)) and B (op(B)) only. Stored zeros of A are skipped, as
+// the kernels skip them.
+// bytes_from (optional): the import's bytes from each rank (size P), for Tpetra's accounting.
+// One import brings B's row lengths and row sketches onto A's columns (planner/Estimate.hpp).
+// The owners of the imported rows come from the Import's receive lists; if a rank cannot read
+// them it sets layout_unknown, and every rank must then call again with use_directory (a
+// collective look-up).
+planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type& B, const Topology& topo,
+                                 std::vector<std::uint64_t>* bytes_from = nullptr, bool use_directory = false);
+
+// The same for op(A) = A^T when A's and B's rows are distributed alike (R = P^T in P^T*(A*P)),
+// without forming A^T: the multiply-adds of A^T*B are sum over k of nnz(A(k,:)) * nnz(B(k,:)),
+// all local. What is not known without the transpose is left as an estimate: every rank is given
+// the average (flops, entries) and no import (Tpetra's product with a transposed A imports the
+// transpose's rows; not counted). Not collective.
+planner::LocalCounts localCountsTransposedA(const crs_matrix_type& A, const crs_matrix_type& B);
 
 }  // namespace tpetra
 }  // namespace Trident

@@ -202,7 +202,8 @@ int main(int argc, char** argv) {
       std::printf("setup: %.4f s total, RAP %.4f s (%s, %d coarse levels), rest %.4f s\n", setup, rapMax,
                   rap == "trident" ? "Trident" : "stock RAPFactory", static_cast<int>(st.levels.size()), setup - rapMax);
       for (const auto& l : st.levels)
-        std::printf("  RAP level %d: %lld rows, %lld nnz, %.4f s (rank 0)\n", l.level, l.ac_rows, l.ac_nnz, l.seconds);
+        std::printf("  RAP level %d: %lld rows, %lld nnz, %.4f s (rank 0)%s\n", l.level, l.ac_rows, l.ac_nnz, l.seconds,
+                    l.method == "trident" ? (", A*P " + l.ap.algorithm + ", R*(AP) " + l.rap.algorithm).c_str() : "");
       if (rap == "trident")
         std::printf("RAP bytes (all ranks): Gi recv %llu (sent %llu), Li recv %llu (sent %llu)\n", sum[1], sum[0], sum[3], sum[2]);
     }

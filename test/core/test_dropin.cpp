@@ -20,6 +20,7 @@ Tally tally;
 
 Teuchos::RCP<Teuchos::ParameterList> tridentParams(int lambda) {
   auto p = Teuchos::rcp(new Teuchos::ParameterList);
+  p->set("trident: algorithm", std::string("trident"));  // the default is "auto"; this tests Trident
   p->set("trident: ranks per group", lambda);
   return p;
 }
@@ -95,6 +96,17 @@ int main(int argc, char** argv) {
     tally.check(v->isParameter("trident: algorithm") && v->isParameter("trident: ranks per group") &&
                     v->isParameter("trident: permute"),
                 "getValidParameters lists the trident keys");
+  }
+  // 5. No parameters: "auto" chooses, says why, and the product is Tpetra's.
+  {
+    auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+    Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C);
+    const auto& s = Trident::MatrixMatrix::lastStats();
+    tally.check(Trident::MatrixMatrix::getValidParameters()->get<std::string>("trident: algorithm") == "auto" &&
+                    s.auto_chosen && s.predicted_time > 0 &&
+                    s.auto_reason.find("chose " + s.algorithm) == 0,
+                "the default is \"auto\": stats say what was chosen and why", s.algorithm + ": " + s.auto_reason);
+    tally.check(sameMatrix(expected, gather(*C), why), "default (auto) multiply == Tpetra", why);
   }
 
   // Bad input: every rank throws, with a message that names the problem.

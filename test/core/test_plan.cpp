@@ -122,6 +122,7 @@ int main(int argc, char** argv) {
       }
   {
     auto params = Teuchos::rcp(new Teuchos::ParameterList);
+    params->set("trident: algorithm", std::string("trident"));  // the default is "auto"
     params->set("trident: permute", std::string("random"));
     runCase("trident permute=random A*B", *A, false, *B, false, params, true);
     params->set("trident: local kernel", std::string("reference"));

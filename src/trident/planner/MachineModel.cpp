@@ -18,10 +18,19 @@ const std::map<std::string, std::pair<Field, const char*>>& fields() {
       {"gi_latency", {&MachineModel::gi_latency, "s per message over Gi"}},
       {"li_bandwidth", {&MachineModel::li_bandwidth, "bytes/s over Li (inside a group)"}},
       {"li_latency", {&MachineModel::li_latency, "s per message over Li"}},
-      {"trident_rate", {&MachineModel::trident_rate, "multiply-adds/s of the local kernel (trident, summa)"}},
+      {"trident_rate", {&MachineModel::trident_rate, "multiply-adds/s of Trident, whole multiply (kernel, sums, C)"}},
+      {"summa_rate", {&MachineModel::summa_rate, "multiply-adds/s of SUMMA, whole multiply"}},
       {"tpetra_rate", {&MachineModel::tpetra_rate, "multiply-adds/s of Tpetra's own multiply"}},
+      {"trident_entry_cost", {&MachineModel::trident_entry_cost, "s per entry of A and B moved into Trident's tiles"}},
+      {"summa_entry_cost", {&MachineModel::summa_entry_cost, "s per entry of A and B moved into SUMMA's blocks"}},
+      {"tpetra_entry_cost", {&MachineModel::tpetra_entry_cost, "s per entry of A and B held, Tpetra's multiply"}},
+      {"trident_c_cost", {&MachineModel::trident_c_cost, "s per entry of C produced, Trident"}},
+      {"summa_c_cost", {&MachineModel::summa_c_cost, "s per entry of C produced, SUMMA"}},
+      {"tpetra_c_cost", {&MachineModel::tpetra_c_cost, "s per entry of C produced, Tpetra's multiply"}},
+      {"tpetra_import_cost", {&MachineModel::tpetra_import_cost, "s per byte Tpetra's multiply imports (set-up, packing)"}},
+      {"summa_overhead", {&MachineModel::summa_overhead, "s per summa multiply, independent of size"}},
       {"tpetra_overhead", {&MachineModel::tpetra_overhead, "s per Tpetra multiply, independent of size"}},
-      {"trident_overhead", {&MachineModel::trident_overhead, "s per trident/summa multiply, independent of size"}},
+      {"trident_overhead", {&MachineModel::trident_overhead, "s per trident multiply, independent of size"}},
       {"overhead_per_log2p", {&MachineModel::overhead_per_log2p, "s per log2(P), every algorithm"}}};
   return f;
 }
@@ -68,8 +77,12 @@ void MachineModel::save(const std::string& path, const std::string& comment) con
 
 double predictTime(Prediction& pr, const MachineModel& m) {
   const std::size_t P = pr.gi_recv.size();
-  const bool tpetra = pr.algo == "tpetra";
-  const double rate = tpetra ? m.tpetra_rate : m.trident_rate;
+  const bool tpetra = pr.algo == "tpetra", summa = pr.algo == "summa";
+  const double rate = tpetra ? m.tpetra_rate : summa ? m.summa_rate : m.trident_rate;
+  const double entry = tpetra ? m.tpetra_entry_cost : summa ? m.summa_entry_cost : m.trident_entry_cost;
+  const double fixed = tpetra ? m.tpetra_overhead : summa ? m.summa_overhead : m.trident_overhead;
+  // The exact planner does not count C's entries: the multiply-adds bound them from above.
+  const double perC = tpetra ? m.tpetra_c_cost : summa ? m.summa_c_cost : m.trident_c_cost;
   double worst = 0;
   for (std::size_t p = 0; p < P; ++p) {
     // Redistribution: what this rank sends in, and about as much on the way out (C's entries).
@@ -77,11 +90,15 @@ double predictTime(Prediction& pr, const MachineModel& m) {
     const double t = (static_cast<double>(pr.gi_recv[p]) + inGi) / m.gi_bandwidth +
                      static_cast<double>(pr.gi_msgs[p]) * m.gi_latency +
                      (static_cast<double>(pr.li_recv[p]) + inLi) / m.li_bandwidth +
-                     static_cast<double>(pr.li_msgs[p]) * m.li_latency + static_cast<double>(pr.flops[p]) / rate;
+                     static_cast<double>(pr.li_msgs[p]) * m.li_latency + static_cast<double>(pr.flops[p]) * (1.0 / rate + perC);
     worst = std::max(worst, t);
   }
   const double logP = P > 1 ? std::log2(static_cast<double>(P)) : 0.0;
-  pr.time_s = worst + (tpetra ? m.tpetra_overhead : m.trident_overhead) + logP * m.overhead_per_log2p;
+  double imported = 0;  // Tpetra's import set-up, by the busiest importer
+  if (tpetra)
+    for (std::size_t p = 0; p < P; ++p)
+      imported = std::max(imported, static_cast<double>(pr.gi_recv[p] + pr.li_recv[p]) * m.tpetra_import_cost);
+  pr.time_s = worst + imported + pr.entries_max * entry + fixed + logP * m.overhead_per_log2p;
   return pr.time_s;
 }
 

@@ -3,10 +3,17 @@
 //
 //   time(rank) = Gi bytes / gi_bandwidth + Gi messages * gi_latency
 //              + Li bytes / li_bandwidth + Li messages * li_latency
-//              + multiply-adds / (kernel rate of the algorithm)
+//              + multiply-adds / (kernel rate of the algorithm) + entries of C * (C cost of the algorithm)
+//              + entries of A and B the rank handles * (entry cost of the algorithm)
 //              + redistribution bytes (in, and out estimated as equal to in) over the same links
 //   time(algorithm) = max over ranks + overhead of the algorithm (set-up that does not scale
 //                     with the matrix: maps, communicators, layout; fixed + per log2(P))
+//
+// On one machine the links are cheap and what decides is local: the kernel (Tpetra's rate
+// covers its kernel, its column map and C's fill-complete, per multiply-add of the rank's own
+// 1D rows; Trident's and SUMMA's cover the kernel, accumulating and assembling C, per balanced
+// multiply-add) and the per-entry work (Tpetra: its import set-up; Trident and SUMMA: moving A
+// and B into tiles). The rates are effective ones, fitted to whole multiplies (docs/benchmarks.md).
 //
 // Defaults describe one multi-core machine like the project's (shared memory for both links);
 // `trident-plan --calibrate` measures them and writes the text file read by load(): one
@@ -19,15 +26,27 @@ namespace Trident {
 namespace planner {
 
 struct MachineModel {
+  // Defaults: fitted to whole multiplies on the project's 2-core machine, P = 4, lambda = 2, the 14
+  // shared matrices (apps/plan/fit-model.py; fit and residuals in docs/benchmarks.md). A term the
+  // fit drove to zero is kept tiny (a model file needs positive values).
   double gi_bandwidth = 2.0e9;     // bytes/s received per rank over Gi
   double gi_latency = 5.0e-6;      // s per message over Gi
   double li_bandwidth = 2.0e9;     // bytes/s over Li
   double li_latency = 2.0e-6;      // s per message over Li
-  double trident_rate = 1.0e8;     // multiply-adds/s of Trident's and SUMMA's local kernel (gustavson)
-  double tpetra_rate = 1.0e8;      // multiply-adds/s of Tpetra's own local multiply
-  double tpetra_overhead = 1.0e-3;     // s per Tpetra Multiply, fixed
-  double trident_overhead = 3.0e-3;    // s per Trident/SUMMA multiply, fixed (layout, plan, assembly)
-  double overhead_per_log2p = 5.0e-4;  // s per log2(P) for every algorithm (collectives)
+  double trident_rate = 4.3e7;     // multiply-adds/s of Trident, whole multiply
+  double summa_rate = 3.7e7;       // multiply-adds/s of SUMMA
+  double tpetra_rate = 1.0e12;     // Tpetra: its time follows C's entries and its import (fit: 0 s per multiply-add)
+  double trident_entry_cost = 7.0e-7;  // s per entry of A and B a rank moves into Trident's tiles
+  double summa_entry_cost = 6.0e-7;    // the same for SUMMA's blocks
+  double tpetra_entry_cost = 1.0e-12;  // s per entry of A and B a rank holds, in Tpetra's Multiply (fit: 0)
+  double trident_c_cost = 2.1e-7;      // s per entry of C (kernel output, assembly, fill-complete), Trident
+  double summa_c_cost = 2.5e-7;        // the same, SUMMA
+  double tpetra_c_cost = 2.3e-7;       // the same, Tpetra's Multiply
+  double tpetra_import_cost = 7.7e-8;  // s per byte of Tpetra's import of remote B rows (set-up, packing)
+  double tpetra_overhead = 3.2e-4;     // s per Tpetra Multiply, fixed
+  double trident_overhead = 5.7e-3;    // s per Trident multiply, fixed (layout, plan, assembly)
+  double summa_overhead = 6.1e-3;      // s per SUMMA multiply, fixed
+  double overhead_per_log2p = 2.0e-4;  // s per log2(P) for every algorithm (collectives)
 
   // Throws InvalidInput naming the line for a file that cannot be read or parsed.
   static MachineModel load(const std::string& path);

@@ -29,6 +29,7 @@ void Prediction::add(const Prediction& o) {
   plus(flops, o.flops);
   plus(in_gi_sent, o.in_gi_sent);
   plus(in_li_sent, o.in_li_sent);
+  entries_max += o.entries_max;
   time_s += o.time_s;
 }
 
@@ -184,6 +185,13 @@ Prediction predictTpetra(const Pattern& A, const Pattern& B, const Ranks& ranks)
     sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
     for (int s : sources) ++(ranks.group(s) == ranks.group(p) ? pr.li_msgs : pr.gi_msgs)[p];
   }
+  {
+    std::vector<double> held(static_cast<std::size_t>(P), 0.0);
+    const Uniform1D rowsA(A.nrows, P);
+    for (std::int64_t r = 0; r < A.nrows; ++r) held[rowOwner(A, rowsA, r)] += static_cast<double>(A.rowNnz(r));
+    for (std::int64_t r = 0; r < B.nrows; ++r) held[rowOwner(B, rowsB, r)] += static_cast<double>(B.rowNnz(r));
+    pr.entries_max = *std::max_element(held.begin(), held.end());
+  }
   return pr;
 }
 
@@ -281,6 +289,7 @@ Prediction predictSumma(const Pattern& A, const Pattern& B, const Ranks& ranks, 
     const int s = T.inner_block[c];
     for (std::int64_t q = Bp.rowptr[c]; q < Bp.rowptr[c + 1]; ++q) moveIn(src, g.unit(s % g.rows, T.col_block[Bp.col[q]]));
   }
+  pr.entries_max = static_cast<double>(A.nnz() + B.nnz()) / P;
   return pr;
 }
 
@@ -429,6 +438,7 @@ Prediction predictTrident(const Pattern& A, const Pattern& B, const Ranks& ranks
     for (std::int64_t q = Bp.rowptr[c]; q < Bp.rowptr[c + 1]; ++q)
       moveIn(src, rank(s % g.rows, T.col_block[Bp.col[q]], t));
   }
+  pr.entries_max = static_cast<double>(A.nnz() + B.nnz()) / ranks.P;
   return pr;
 }
 

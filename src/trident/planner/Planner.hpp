@@ -46,6 +46,9 @@ struct Prediction {
   std::vector<std::uint64_t> flops;                                // multiply-adds
   // Bytes sent by each rank moving A and B from Tpetra's 1D rows into the tiles (tpetra: none).
   std::vector<std::uint64_t> in_gi_sent, in_li_sent;
+  // Entries of A and B the busiest rank handles (tpetra: the 1D rows it holds; summa, trident:
+  // their share moved into the tiles, nnz/P): the model's per-entry term.
+  double entries_max = 0;
   double time_s = 0;  // predicted by a MachineModel (predictTime); 0 until then
 
   explicit Prediction(int P = 0);

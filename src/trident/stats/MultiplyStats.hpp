@@ -38,6 +38,9 @@ struct MultiplyStats {
   bool auto_chosen = false;
   double predicted_time = 0;
   std::uint64_t predicted_gi_bytes_recv = 0, predicted_li_bytes_recv = 0;
+  // "auto": each algorithm's predicted time with the model's terms (fixed, kernel, entries, links),
+  // the same text on every rank: why `algorithm` was chosen.
+  std::string auto_reason;
   PhaseTimes times;
 };
 
