@@ -132,6 +132,7 @@ int main(int argc, char** argv) {
     // Slices at the 1D owners' rows: A (and, when aligned, B) never move; their new values are
     // routed on the rank itself.
     auto params = Teuchos::rcp(new Teuchos::ParameterList);
+    params->set("trident: algorithm", std::string("trident"));
     params->set("trident: slices", std::string("owners"));
     params->set("trident: grid", std::string("rows"));
     runCase("trident slices=owners S*S", *S, false, *S, false, params, true);
