@@ -85,6 +85,7 @@ int main(int argc, char** argv) {
           auto params = Teuchos::rcp(new Teuchos::ParameterList);
           params->set("trident: algorithm", c.algo);
           params->set("trident: ranks per group", lam);
+          params->set("trident: slices", std::string("balanced"));  // the planner models balanced slices
           if (perm) params->set("trident: permute", std::string("random"));
           if (!c.grid.empty()) params->set("trident: grid", c.grid);
           if (!c.fetch.empty()) params->set("trident: fetch", c.fetch);
