@@ -41,7 +41,7 @@ LiRowExchange::LiRowExchange(MPI_Comm li_comm, int round, const Csr& a, const Cs
   }
   coll_.resize(1);
   if (as_lists_) {
-    my_list_ = a.col;
+    my_list_ = a.col;  // lists only for hypersparse tiles: a sort costs less than a bit per row
     std::sort(my_list_.begin(), my_list_.end());
     my_list_.erase(std::unique(my_list_.begin(), my_list_.end()), my_list_.end());
     list_counts_.assign(lambda_ + 1, 0);

@@ -8,6 +8,23 @@
 namespace Trident {
 
 namespace {
+// The distinct values of `values` (all in [0, width)), ascending. A bit per value of the range
+// when that is small next to the list (a word per 64 values: O(list) memory, no sort), a sort
+// otherwise (hypersparse tiles, where the range is far larger than the list).
+std::vector<int> distinctSorted(std::vector<int> values, std::int64_t width) {
+  if (width <= 64 * static_cast<std::int64_t>(values.size()) + 4096) {
+    std::vector<std::uint64_t> bits(static_cast<std::size_t>((width + 63) / 64), 0);
+    for (int v : values) bits[v / 64] |= std::uint64_t{1} << (v % 64);
+    values.clear();
+    for (std::size_t w = 0; w < bits.size(); ++w)
+      for (std::uint64_t x = bits[w]; x; x &= x - 1) values.push_back(static_cast<int>(64 * w + __builtin_ctzll(x)));
+    return values;
+  }
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return values;
+}
+
 // Allgather of one list per rank (each rank's made of `parts` pieces): *all gets every rank's
 // pieces, rank-major, and at[q * (parts + 1) + p] where piece p of rank q starts in it.
 void allgatherLists(const std::vector<int>& mine, const std::vector<std::int64_t>& mine_counts, MPI_Comm comm,
@@ -49,9 +66,7 @@ NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_C
   std::vector<std::int64_t> own_counts(g.rounds, 0);
   for (int s = 0; s < g.rounds; ++s) {
     if (!tiles.owns_a[s]) continue;
-    std::vector<int> cols(tiles.a[s].col);
-    std::sort(cols.begin(), cols.end());
-    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    const std::vector<int> cols = distinctSorted(tiles.a[s].col, L.inner_width(s));
     own_counts[s] = static_cast<std::int64_t>(cols.size());
     own.insert(own.end(), cols.begin(), cols.end());
   }
@@ -67,8 +82,7 @@ NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_C
     for (int q = 0; q < lambda_; ++q)
       used.insert(used.end(), group_cols_.begin() + group_at_[q * (rounds_ + 1) + s],
                   group_cols_.begin() + group_at_[q * (rounds_ + 1) + s + 1]);
-    std::sort(used.begin(), used.end());
-    used.erase(std::unique(used.begin(), used.end()), used.end());
+    used = distinctSorted(std::move(used), L.inner_width(s));
     const std::int64_t b0 = sliceBegin(s), b1 = b0 + sliceRows(s);
     const auto from = std::lower_bound(used.begin(), used.end(), b0);
     const auto to = std::lower_bound(from, used.end(), b1);
