@@ -10,7 +10,8 @@
 // memory of the output matrix itself and what Tpetra needs to build it). Trident's own memory is
 // the difference, and it may grow by at most 1.5x plus slack when n grows factor-fold. The
 // allocator is told to map every block of 256 KB or more on its own (mallopt), so freed arrays
-// leave the resident set and the high-water marks of the two phases are not blurred.
+// leave the resident set, and free heap pages are returned before each phase (malloc_trim), so
+// earlier phases' memory neither blurs the high-water marks nor hides small allocations.
 //
 // What it catches, at the default sizes (n = 2^20 -> 10n, 4 ranks, slack 6 MB in the suite): any
 // per-rank array of 4 bytes or more per position of a slice (n/lambda), a tile or the whole
@@ -64,6 +65,7 @@ void resetPeak() {
 // Resident-set growth (peak over the start) while f runs.
 template <class F>
 double peakGrowthMB(F&& f) {
+  malloc_trim(0);  // free heap pages (e.g. the reference product's) would hide small allocations
   resetPeak();
   const double before = statusMB("VmRSS");
   f();
