@@ -71,7 +71,7 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
       // the same decision on every member.
       std::int64_t most = 0;
       for (int q = 0; q < lambda; ++q) most = std::max(most, nnz.a_nnz(i, s, q));
-      const bool as_lists = L.inner_width(s) > 32 * most;
+      const bool as_lists = L.inner_width(s) > 32 * most + OwnedTiles::kRowCompressMinRows;
       li_next = std::make_unique<LiRowExchange>(topo.li_comm(), r, *a, *b, b_rows, sliceRows(s), k,
                                                 g.a_owner(i, s) == unit ? needed->groupColumns(s)
                                                                         : std::vector<std::vector<int>>{},
@@ -121,7 +121,7 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
       const Csr* B = b;
       if (b_rows && lambda == 1) {
         const std::int64_t full = L.b_slice(s, k + 1) - L.b_slice(s, k);
-        if (full > OwnedTiles::kRowCompressFactor * b->nnz() + 1024) {  // hypersparse: A meets B's rows
+        if (OwnedTiles::hypersparse(full, b->nnz())) {  // A meets B's rows
           a_on_rows = columnsToRows(*a, *b_rows);
           a = &a_on_rows;
         } else {  // row offsets over the whole slice cost less than looking A's columns up
@@ -134,7 +134,7 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
         PhaseTimer t(stats.times.li_allgather, "Trident: Li allgather");
         std::int64_t tile_nnz = 0;
         for (int q = 0; q < lambda; ++q) tile_nnz += slice_nnz[q] = nnz.b_nnz(s, j, q);
-        if (L.inner_width(s) > OwnedTiles::kRowCompressFactor * tile_nnz + 1024) {
+        if (OwnedTiles::hypersparse(L.inner_width(s), tile_nnz)) {
           // Hypersparse tile (the same decision on every member): gathered as its nonempty rows.
           std::vector<int> tile_rows;
           b_full = li.allgatherRows(*b, b_rows, sliceRows(s), slice_nnz, &tile_rows, &stats.li_bytes_sent,

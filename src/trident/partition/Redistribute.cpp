@@ -178,8 +178,7 @@ OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B
         cols.push_back(static_cast<int>(T.col[t] - c0));
         vals.push_back(T.val[t]);
       }
-      const bool hypersparse = r1 - r0 > OwnedTiles::kRowCompressFactor * static_cast<std::int64_t>(rows.size()) + 1024;
-      if (isA || !hypersparse) {
+      if (isA || !OwnedTiles::hypersparse(r1 - r0, static_cast<std::int64_t>(rows.size()))) {
         out[s] = csrFromTriplets(r1 - r0, ncols, rows, cols, vals, false);
         continue;
       }
