@@ -17,6 +17,8 @@ namespace {
 
 struct StageBlocks {
   Csr a, b;
+  std::vector<int> b_rows;  // the rows b holds when B(s,j) travels row-compressed
+  bool b_compressed = false;
   std::vector<MPI_Request> reqs;
 };
 
@@ -73,15 +75,22 @@ Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo
     } else {
       b.a.allocate(L.a_slice(i, 1) - L.a_slice(i, 0), L.inner_width(s), nnz.a_nnz(i, s, 0));
     }
+    // A hypersparse B(s,j) (row-compressed where it is owned, OwnedTiles) travels as its rows and
+    // their indices, and stays so: A's columns are renumbered to its rows before the multiply.
+    const std::int64_t stored = nnz.b_stored_rows(s, j, 0);
+    b.b_compressed = stored != L.b_slice(s, 1) - L.b_slice(s, 0);
     if (broot == i) {
       b.b = tiles.b[s];
+      if (b.b_compressed) b.b_rows = *tiles.bRows(s);
     } else {
-      b.b.allocate(L.b_slice(s, 1) - L.b_slice(s, 0), L.col_width(j), nnz.b_nnz(s, j, 0));
+      b.b.allocate(stored, L.col_width(j), nnz.b_nnz(s, j, 0));
+      if (b.b_compressed) b.b_rows.resize(static_cast<std::size_t>(stored));
     }
     ibcastCsr(b.a, aroot, row_comm, b.reqs);
     ibcastCsr(b.b, broot, col_comm, b.reqs);
+    if (b.b_compressed) bigcount::ibcast(b.b_rows.data(), b.b_rows.size(), MPI_INT, broot, col_comm, b.reqs);
     account(b.a.wireBytes(), g.unit(i, aroot), true);
-    account(b.b.wireBytes(), g.unit(broot, j), false);
+    account(b.b.wireBytes() + 4u * b.b_rows.size(), g.unit(broot, j), false);
   };
 
   const int lookahead = opt.lookahead < 1 ? 1 : opt.lookahead;
@@ -107,6 +116,7 @@ Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo
     if (posted < g.rounds) post(posted++);
     {
       PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
+      if (st[s].b_compressed) st[s].a = columnsToRows(st[s].a, st[s].b_rows);
       stats.local_flops += multiplyFlops(st[s].a, st[s].b);
       acc.add(st[s].a, st[s].b);
     }

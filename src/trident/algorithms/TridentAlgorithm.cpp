@@ -1,4 +1,5 @@
 // Trident: static Cannon over node groups with hierarchical (Gi fetch + Li Allgatherv) transport.
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -66,8 +67,15 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
       const std::vector<int>* b_rows = nullptr;
       gi.wait(r, &a, &b, &b_rows);  // B's needed rows stay compressed
       const int s = g.stage(r, i, j);
+      // Requests as index lists when they are shorter than a bit per tile row (hypersparse tiles),
+      // the same decision on every member.
+      std::int64_t most = 0;
+      for (int q = 0; q < lambda; ++q) most = std::max(most, nnz.a_nnz(i, s, q));
+      const bool as_lists = L.inner_width(s) > 32 * most + OwnedTiles::kRowCompressMinRows;
       li_next = std::make_unique<LiRowExchange>(topo.li_comm(), r, *a, *b, b_rows, sliceRows(s), k,
-                                                g.a_owner(i, s) == unit ? needed->groupMasks(s) : std::vector<std::uint8_t>{});
+                                                g.a_owner(i, s) == unit ? needed->groupColumns(s)
+                                                                        : std::vector<std::vector<int>>{},
+                                                as_lists);
       li_round = r;
     };
     LocalProgressHook hook([&] {
@@ -103,17 +111,45 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
     for (int r = 0; r < g.rounds; ++r) {
       const int s = g.stage(r, i, j);
       const Csr *a = nullptr, *b = nullptr;
+      const std::vector<int>* b_rows = nullptr;
       {
         PhaseTimer t(stats.times.gi_wait, "Trident: Gi wait");
-        gi.wait(r, &a, &b);
+        // One rank per group: B may stay row-compressed (a hypersparse own slice, or its needed rows).
+        gi.wait(r, &a, &b, &b_rows);
       }
-      Csr b_full;
+      Csr b_full, a_on_rows;
       const Csr* B = b;
+      if (b_rows && lambda == 1) {
+        const std::int64_t full = L.b_slice(s, k + 1) - L.b_slice(s, k);
+        if (OwnedTiles::hypersparse(full, b->nnz())) {  // A meets B's rows
+          a_on_rows = columnsToRows(*a, *b_rows);
+          a = &a_on_rows;
+        } else {  // row offsets over the whole slice cost less than looking A's columns up
+          b_full = expandRows(*b, *b_rows, full);
+          B = &b_full;
+        }
+      }
       if (lambda > 1) {
         // Whole tiles, as the paper describes.
         PhaseTimer t(stats.times.li_allgather, "Trident: Li allgather");
-        for (int q = 0; q < lambda; ++q) slice_nnz[q] = nnz.b_nnz(s, j, q);
-        b_full = li.allgather(*b, sliceRows(s), slice_nnz, &stats.li_bytes_sent, &stats.li_bytes_recv);
+        std::int64_t tile_nnz = 0;
+        for (int q = 0; q < lambda; ++q) tile_nnz += slice_nnz[q] = nnz.b_nnz(s, j, q);
+        if (OwnedTiles::hypersparse(L.inner_width(s), tile_nnz)) {
+          // Hypersparse tile (the same decision on every member): gathered as its nonempty rows.
+          std::vector<int> tile_rows;
+          b_full = li.allgatherRows(*b, b_rows, sliceRows(s), slice_nnz, &tile_rows, &stats.li_bytes_sent,
+                                    &stats.li_bytes_recv);
+          a_on_rows = columnsToRows(*a, tile_rows);
+          a = &a_on_rows;
+        } else {
+          const Csr* mine = b;
+          Csr expanded;
+          if (b_rows) {
+            expanded = expandRows(*b, *b_rows, L.b_slice(s, k + 1) - L.b_slice(s, k));
+            mine = &expanded;
+          }
+          b_full = li.allgather(*mine, sliceRows(s), slice_nnz, &stats.li_bytes_sent, &stats.li_bytes_recv);
+        }
         B = &b_full;
       }
       multiply(*a, *B);

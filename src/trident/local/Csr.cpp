@@ -52,6 +52,22 @@ Csr csrFromTriplets(std::int64_t nrows, std::int64_t ncols, const std::vector<st
   return m;
 }
 
+Csr columnsToRows(const Csr& A, const std::vector<int>& rows) {
+  Csr out(A.nrows, static_cast<std::int64_t>(rows.size()));
+  out.col.reserve(A.col.size());
+  out.val.reserve(A.val.size());
+  for (std::int64_t r = 0; r < A.nrows; ++r) {
+    for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
+      const auto at = std::lower_bound(rows.begin(), rows.end(), A.col[p]);
+      if (at == rows.end() || *at != A.col[p]) continue;
+      out.col.push_back(static_cast<int>(at - rows.begin()));
+      out.val.push_back(A.val[p]);
+    }
+    out.rowptr[r + 1] = static_cast<std::int64_t>(out.col.size());
+  }
+  return out;
+}
+
 Csr stackRows(const std::vector<const Csr*>& parts) {
   Csr out;
   std::int64_t rows = 0, nz = 0;

@@ -40,6 +40,13 @@ struct Csr {
 Csr csrFromTriplets(std::int64_t nrows, std::int64_t ncols, const std::vector<std::int64_t>& rows,
                     const std::vector<int>& cols, const std::vector<double>& vals, bool sort_rows = true);
 
+// A's columns renumbered to the rows a row-compressed B holds (rows: which of B's full rows,
+// ascending), for A * B with B kept compressed. Entries of A on rows B does not hold meet nothing
+// and are dropped; the renumbering is monotone and keeps the order within rows, so every product
+// is accumulated exactly as with the full B (bit-identical). O(nnz(A) log rows), no array of B's
+// full height.
+Csr columnsToRows(const Csr& A, const std::vector<int>& rows);
+
 // Stacks blocks with equal column counts vertically (slice 0 on top).
 Csr stackRows(const std::vector<const Csr*>& parts);
 

@@ -173,9 +173,30 @@ OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B
         cols.push_back(static_cast<int>(T.col[t] - c0));
         vals.push_back(T.val[t]);
       }
-      out[s] = csrFromTriplets(r1 - r0, ncols, rows, cols, vals, false);
+      if (isA || !OwnedTiles::hypersparse(r1 - r0, static_cast<std::int64_t>(rows.size()))) {
+        out[s] = csrFromTriplets(r1 - r0, ncols, rows, cols, vals, false);
+        continue;
+      }
+      // Only the nonempty rows (see OwnedTiles); slice rows fit in int (checkLocalIndexRange).
+      tiles.b_compressed[s] = true;
+      std::vector<int>& stored = tiles.b_rows[s];
+      if (std::is_sorted(rows.begin(), rows.end())) {  // entries come row by row from Tpetra
+        for (std::int64_t& r : rows) {
+          if (stored.empty() || stored.back() != r) stored.push_back(static_cast<int>(r));
+          r = static_cast<std::int64_t>(stored.size()) - 1;
+        }
+      } else {
+        stored.assign(rows.begin(), rows.end());
+        std::sort(stored.begin(), stored.end());
+        stored.erase(std::unique(stored.begin(), stored.end()), stored.end());
+        for (std::int64_t& r : rows)
+          r = std::lower_bound(stored.begin(), stored.end(), static_cast<int>(r)) - stored.begin();
+      }
+      out[s] = csrFromTriplets(static_cast<std::int64_t>(stored.size()), ncols, rows, cols, vals, false);
     }
   };
+  tiles.b_rows.resize(g.rounds);
+  tiles.b_compressed.assign(g.rounds, false);
   build(myA, true, tiles.a, tiles.owns_a);
   build(myB, false, tiles.b, tiles.owns_b);
   return tiles;

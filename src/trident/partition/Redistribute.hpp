@@ -27,11 +27,28 @@ Triplets exchangeTriplets(const Triplets& in, const std::vector<int>& dest, MPI_
                           std::vector<std::uint64_t>* bytes_to = nullptr);
 
 // The tiles one rank owns: its slice of A(i,s) for the stages s its unit owns, and of B(s,j).
+// A hypersparse slice of B (more rows than kRowCompressFactor x its entries + kRowCompressMinRows)
+// is row-compressed,
+// DCSR-like: b[s] holds only its nonempty rows, b_rows[s] lists which (slice-local, ascending),
+// b[s].nrows == b_rows[s].size(). A slice of B spans k/lambda positions of the inner dimension, of
+// which a hypersparse matrix uses few: row offsets over all of them would make a rank's memory
+// grow with the global dimension (test_memory_scaling). Other slices keep all rows (no lookups).
 struct OwnedTiles {
+  static constexpr std::int64_t kRowCompressFactor = 2;
+  // Below this many rows a slice's row offsets cost at most 512 KB: kept (and so the wire bytes
+  // the planner predicts for ordinary matrices).
+  static constexpr std::int64_t kRowCompressMinRows = std::int64_t{1} << 16;
+  static bool hypersparse(std::int64_t rows, std::int64_t nnz) {
+    return rows > kRowCompressFactor * nnz + kRowCompressMinRows;
+  }
   std::vector<Csr> a;           // indexed by stage s; empty Csr where not owned
   std::vector<bool> owns_a;
   std::vector<Csr> b;
   std::vector<bool> owns_b;
+  std::vector<bool> b_compressed;
+  std::vector<std::vector<int>> b_rows;  // for compressed slices
+  // The rows b[s] holds, or null when it holds all of its slice's.
+  const std::vector<int>* bRows(int s) const { return b_compressed[s] ? &b_rows[s] : nullptr; }
 };
 
 // Where (unit, slice) lives: the world rank that holds slice `k` of the tiles of `unit`.

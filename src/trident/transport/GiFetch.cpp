@@ -13,8 +13,10 @@
 namespace Trident {
 
 namespace {
-// Three messages per slice (row offsets, columns, values); A and B of one round use disjoint tags.
-int tag(int round, bool isB, int part) { return 6 * round + (isB ? 3 : 0) + part; }
+// Three messages per slice (row offsets, columns, values), a fourth (row indices) for a
+// row-compressed slice of B; A and B of one round use disjoint tags.
+constexpr int kTagsPerRound = 8;
+int tag(int round, bool isB, int part) { return kTagsPerRound * round + (isB ? 4 : 0) + part; }
 
 // Each part may be several messages (bigcount: at most chunkLimit() elements each). bound: the
 // receiver's capacity for the entries when it only knows an upper bound (filtered B slices).
@@ -46,7 +48,7 @@ GiFetch::GiFetch(const Layout& L, const OwnedTiles& tiles, const NnzTable& nnz, 
   int* ub = nullptr;
   int flag = 0;
   MPI_Comm_get_attr(comm_, MPI_TAG_UB, &ub, &flag);
-  if (flag && 6 * L.grid.rounds > *ub)
+  if (flag && kTagsPerRound * L.grid.rounds > *ub)
     throw std::runtime_error("Trident: too many rounds for this MPI's tag range");
   const TileGrid& g = L.grid;
   for (int s = 0; s < g.rounds; ++s) {
@@ -131,14 +133,21 @@ void GiFetch::postSend(const Outgoing& o) {
     bytes_sent_ += tiles_.a[o.s].wireBytes();
     return;
   }
+  // On the wire a slice of B has all its rows, the needed ones, or (a hypersparse slice, row-
+  // compressed where it is owned, OwnedTiles) its nonempty ones and their indices.
   const Csr* slice = &tiles_.b[o.s];
+  const std::vector<int>* stored = tiles_.bRows(o.s);
+  const int dest = g.unit(o.peer_row_or_col, j_);
   if (needed_) {
-    filtered_.push_back(selectRows(tiles_.b[o.s], needed_->rows(o.peer_row_or_col, o.s)));
+    const std::vector<int>& keep = needed_->rows(o.peer_row_or_col, o.s);
+    filtered_.push_back(stored ? selectRows(*slice, *stored, keep) : selectRows(*slice, keep));
     slice = &filtered_.back();
+  } else if (stored) {
+    bigcount::isend(stored->data(), stored->size(), MPI_INT, dest, tag(o.round, true, 3), comm_, sends_);
+    bytes_sent_ += 4u * stored->size();
   }
   // The receiver allocated room for the whole slice: as many messages as that takes.
-  sendCsr(*slice, g.unit(o.peer_row_or_col, j_), o.round, true, comm_, sends_,
-          static_cast<std::size_t>(tiles_.b[o.s].nnz()));
+  sendCsr(*slice, dest, o.round, true, comm_, sends_, static_cast<std::size_t>(tiles_.b[o.s].nnz()));
   bytes_sent_ += slice->wireBytes();
 }
 
@@ -163,8 +172,13 @@ void GiFetch::postReceive(int r) {
     in.b_filtered = needed_ != nullptr;
     // Filtered: only the needed rows come; their entry count is at most the slice's, and the
     // received count is read from the status.
-    const std::int64_t rows = in.b_filtered ? static_cast<std::int64_t>(needed_->rows(i_, s).size())
-                                            : L_.b_slice(s, k_ + 1) - L_.b_slice(s, k_);
+    const std::int64_t full = L_.b_slice(s, k_ + 1) - L_.b_slice(s, k_), stored = nnz_.b_stored_rows(s, j_, k_);
+    in.b_compressed = !in.b_filtered && stored != full;
+    const std::int64_t rows = in.b_filtered ? static_cast<std::int64_t>(needed_->rows(i_, s).size()) : stored;
+    if (in.b_compressed) {
+      in.b_ids.resize(static_cast<std::size_t>(stored));
+      bigcount::irecv(in.b_ids.data(), in.b_ids.size(), MPI_INT, ub, tag(r, true, 3), comm_, in.reqs);
+    }
     in.b.allocate(rows, L_.col_width(j_), nnz_.b_nnz(s, j_, k_));
     recvCsr(in.b, ub, r, true, comm_, in.reqs, &in.b_req, &in.b_col_reqs);
   }
@@ -212,12 +226,22 @@ void GiFetch::wait(int r, const Csr** a, const Csr** b, const std::vector<int>**
       in.b.col.resize(got);
       in.b.val.resize(got);
     }
-    bytes_recv_ += in.b.wireBytes();
-    if (in.b_filtered && !b_rows) in.b = expandRows(in.b, needed_->rows(i_, s), L_.b_slice(s, k_ + 1) - L_.b_slice(s, k_));
+    bytes_recv_ += in.b.wireBytes() + 4u * in.b_ids.size();
+    const std::int64_t full = L_.b_slice(s, k_ + 1) - L_.b_slice(s, k_);
+    if (in.b_filtered && !b_rows) in.b = expandRows(in.b, needed_->rows(i_, s), full);
+    if (in.b_compressed && !b_rows) in.b = expandRows(in.b, in.b_ids, full);
   }
-  if (b_rows) *b_rows = in.b_remote && in.b_filtered ? &needed_->rows(i_, s) : nullptr;
+  if (b_rows) {
+    *b_rows = in.b_remote ? (in.b_filtered ? &needed_->rows(i_, s) : in.b_compressed ? &in.b_ids : nullptr)
+                          : tiles_.bRows(s);
+    *b = in.b_remote ? &in.b : &tiles_.b[s];
+  } else if (in.b_remote || !tiles_.bRows(s)) {
+    *b = in.b_remote ? &in.b : &tiles_.b[s];
+  } else {  // a compressed own slice, asked for with all its rows
+    in.b = expandRows(tiles_.b[s], *tiles_.bRows(s), L_.b_slice(s, k_ + 1) - L_.b_slice(s, k_));
+    *b = &in.b;
+  }
   *a = in.a_remote ? &in.a : &tiles_.a[s];
-  *b = in.b_remote ? &in.b : &tiles_.b[s];
   // Keep the pipeline `lookahead` rounds deep.
   postReceivesUpTo(r + 1 + lookahead_);
   postSendsUpTo(r + 1 + lookahead_);
@@ -226,6 +250,7 @@ void GiFetch::wait(int r, const Csr** a, const Csr** b, const std::vector<int>**
 void GiFetch::release(int r) {
   in_[r].a = Csr();
   in_[r].b = Csr();
+  in_[r].b_ids = std::vector<int>();
 }
 
 void GiFetch::progress() {

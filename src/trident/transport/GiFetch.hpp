@@ -41,9 +41,11 @@ class GiFetch {
   // Makes sure receives of rounds < `round_end` are posted.
   void postReceivesUpTo(int round_end);
   // Blocks until round r's slices are here. Pointers stay valid until release(r). With b_rows, a
-  // slice of B that came with only the needed rows stays compressed: *b holds just those rows and
-  // *b_rows lists them (slice-local, ascending); *b_rows is null when *b has all the slice's rows.
-  // Without b_rows it is expanded to all rows (empty where not needed).
+  // slice of B that came with only the needed rows, or an own slice (row-compressed, see
+  // OwnedTiles), stays compressed: *b holds just those rows and *b_rows lists them (slice-local,
+  // ascending); *b_rows is null when *b has all the slice's rows. Whole slices that are
+  // hypersparse travel row-compressed and come so. Without b_rows every slice is expanded to all
+  // rows (empty where not needed or not stored).
   void wait(int r, const Csr** a, const Csr** b, const std::vector<int>** b_rows = nullptr);
   void release(int r);
   // True when round r's slices are here (receives posted and complete); wait(r) then does not block.
@@ -61,6 +63,8 @@ class GiFetch {
     Csr a, b;
     bool a_remote = false, b_remote = false;
     bool b_filtered = false;
+    bool b_compressed = false;  // a hypersparse slice of B: b holds the rows b_ids lists
+    std::vector<int> b_ids;
     std::size_t b_req = 0;       // index in reqs of the first message of B's columns
     std::size_t b_col_reqs = 0;  // and how many messages they are
     std::vector<MPI_Request> reqs;

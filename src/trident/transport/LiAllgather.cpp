@@ -37,4 +37,48 @@ Csr MpiLiTransport::allgather(const Csr& mine, const std::vector<std::int64_t>& 
   return full;
 }
 
+Csr MpiLiTransport::allgatherRows(const Csr& mine, const std::vector<int>* mine_rows,
+                                  const std::vector<std::int64_t>& slice_rows,
+                                  const std::vector<std::int64_t>& slice_nnz, std::vector<int>* tile_rows,
+                                  std::uint64_t* sent, std::uint64_t* received) {
+  MPI_Comm li_comm = comm_;
+  const int lambda = static_cast<int>(slice_rows.size());
+  int me = 0;
+  MPI_Comm_rank(li_comm, &me);
+  std::int64_t first = 0;  // my slice's first tile row
+  for (int t = 0; t < me; ++t) first += slice_rows[t];
+  // My nonempty rows as tile rows (they fit in int: checkLocalIndexRange) and their lengths.
+  std::vector<int> ids;
+  std::vector<std::int64_t> lengths;
+  for (std::int64_t x = 0; x < mine.nrows; ++x) {
+    const std::int64_t len = mine.rowptr[x + 1] - mine.rowptr[x];
+    if (len == 0) continue;
+    ids.push_back(static_cast<int>(first + (mine_rows ? (*mine_rows)[x] : x)));
+    lengths.push_back(len);
+  }
+  std::vector<std::int64_t> counts(lambda);
+  std::int64_t mineCount = static_cast<std::int64_t>(ids.size());
+  MPI_Allgather(&mineCount, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, li_comm);
+  std::int64_t rows = 0, nz = 0;
+  for (int t = 0; t < lambda; ++t) {
+    rows += counts[t];
+    nz += slice_nnz[t];
+  }
+  tile_rows->resize(static_cast<std::size_t>(rows));
+  Csr full;
+  full.allocate(rows, mine.ncols, nz);
+  bigcount::allgatherv(ids.data(), tile_rows->data(), counts, MPI_INT, li_comm);
+  bigcount::allgatherv(lengths.data(), full.rowptr.data() + 1, counts, MPI_INT64_T, li_comm);
+  bigcount::allgatherv(mine.col.data(), full.col.data(), slice_nnz, MPI_INT, li_comm);
+  bigcount::allgatherv(mine.val.data(), full.val.data(), slice_nnz, MPI_DOUBLE, li_comm);
+  for (std::int64_t r = 0; r < rows; ++r) full.rowptr[r + 1] += full.rowptr[r];
+
+  for (int t = 0; t < lambda; ++t) {
+    if (t == me) continue;
+    if (received) *received += 12u * static_cast<std::uint64_t>(counts[t] + slice_nnz[t]);
+    if (sent) *sent += 12u * static_cast<std::uint64_t>(mineCount + mine.nnz());
+  }
+  return full;
+}
+
 }  // namespace Trident

@@ -28,6 +28,15 @@ class MpiLiTransport final : public LiTransport {
   Csr allgather(const Csr& mine, const std::vector<std::int64_t>& slice_rows,
                 const std::vector<std::int64_t>& slice_nnz, std::uint64_t* sent, std::uint64_t* received) override;
 
+  // The same tile row-compressed, for hypersparse tiles: each slice travels as its nonempty rows
+  // (their tile-local indices and lengths, then columns and values), and the tile comes back as
+  // its nonempty rows, *tile_rows listing which (tile-local, ascending). mine_rows: the rows
+  // `mine` holds when it is row-compressed itself (OwnedTiles), null when it has all its rows.
+  // Memory O(nonempty rows + entries), not O(tile rows).
+  Csr allgatherRows(const Csr& mine, const std::vector<int>* mine_rows, const std::vector<std::int64_t>& slice_rows,
+                    const std::vector<std::int64_t>& slice_nnz, std::vector<int>* tile_rows, std::uint64_t* sent,
+                    std::uint64_t* received);
+
   // (The needed-rows exchange, non-blocking and row-compressed, is LiRowExchange.)
 
  private:

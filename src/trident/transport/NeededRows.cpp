@@ -1,10 +1,55 @@
 #include "trident/transport/NeededRows.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 #include "trident/transport/BigCount.hpp"
 
 namespace Trident {
+
+namespace {
+// The distinct values of `values` (all in [0, width)), ascending. A bit per value of the range
+// when that is small next to the list (a word per 64 values: O(list) memory, no sort), a sort
+// otherwise (hypersparse tiles, where the range is far larger than the list).
+std::vector<int> distinctSorted(std::vector<int> values, std::int64_t width) {
+  if (width <= 64 * static_cast<std::int64_t>(values.size()) + 4096) {
+    std::vector<std::uint64_t> bits(static_cast<std::size_t>((width + 63) / 64), 0);
+    for (int v : values) bits[v / 64] |= std::uint64_t{1} << (v % 64);
+    values.clear();
+    for (std::size_t w = 0; w < bits.size(); ++w)
+      for (std::uint64_t x = bits[w]; x; x &= x - 1) values.push_back(static_cast<int>(64 * w + __builtin_ctzll(x)));
+    return values;
+  }
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return values;
+}
+
+// Allgather of one list per rank (each rank's made of `parts` pieces): *all gets every rank's
+// pieces, rank-major, and at[q * (parts + 1) + p] where piece p of rank q starts in it.
+void allgatherLists(const std::vector<int>& mine, const std::vector<std::int64_t>& mine_counts, MPI_Comm comm,
+                    std::vector<int>* all, std::vector<std::int64_t>* at) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const int parts = static_cast<int>(mine_counts.size());
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(size) * parts);
+  if (parts > 0)
+    MPI_Allgather(mine_counts.data(), parts, MPI_INT64_T, counts.data(), parts, MPI_INT64_T, comm);
+  std::vector<std::int64_t> totals(size, 0);
+  at->assign(static_cast<std::size_t>(size) * (parts + 1), 0);
+  std::int64_t offset = 0;
+  for (int q = 0; q < size; ++q) {
+    for (int p = 0; p < parts; ++p) {
+      (*at)[q * (parts + 1) + p] = offset;
+      offset += counts[q * parts + p];
+      totals[q] += counts[q * parts + p];
+    }
+    (*at)[q * (parts + 1) + parts] = offset;
+  }
+  all->resize(static_cast<std::size_t>(offset));
+  bigcount::allgatherv(mine.data(), all->data(), totals, MPI_INT, comm);
+}
+}  // namespace
 
 NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_Comm li_comm,
                        MPI_Comm gi_comm)
@@ -12,82 +57,64 @@ NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_C
   const TileGrid& g = L.grid;
   auto sliceBegin = [&](int s) { return L.b_slice(s, my_k) - L.inner_bounds[s]; };  // in block s
   auto sliceRows = [&](int s) { return L.b_slice(s, my_k + 1) - L.b_slice(s, my_k); };
-  auto packedBytes = [&](int s) { return (sliceRows(s) + 7) / 8; };
 
-  // 1. The column pattern of each A slice my group owns, one bit per column of the tile, from every
-  // member (one Allgather over Li for all tiles): ORed, they are what the group's A tile uses;
-  // one by one, they are the masks of the Li row exchange in the rounds where the group
-  // multiplies its own A tile (LiRowExchange then skips its per-round mask exchange).
-  std::vector<std::int64_t> at(g.rounds + 1, 0);  // offset of tile s's mask in my packed masks
-  for (int s = 0; s < g.rounds; ++s) at[s + 1] = at[s] + (tiles.owns_a[s] ? (L.inner_width(s) + 7) / 8 : 0);
-  std::vector<std::uint8_t> own(static_cast<std::size_t>(at[g.rounds]), 0);
-  for (int s = 0; s < g.rounds; ++s)
-    if (tiles.owns_a[s])
-      for (int c : tiles.a[s].col) own[at[s] + c / 8] |= static_cast<std::uint8_t>(1u << (c % 8));
-  int lambda = 1;
-  MPI_Comm_size(li_comm, &lambda);
-  group_masks_.assign(static_cast<std::size_t>(lambda) * own.size(), 0);
-  bigcount::allgatherv(own.data(), group_masks_.data(), std::vector<std::int64_t>(lambda, static_cast<std::int64_t>(own.size())),
-                       MPI_UINT8_T, li_comm);
-  mask_at_.assign(g.rounds, -1);
-  lambda_ = lambda;
-  packed_ = static_cast<std::int64_t>(own.size());
-  mask_len_.assign(g.rounds, 0);
-  for (int s = 0; s < g.rounds; ++s)
-    if (tiles.owns_a[s]) {
-      mask_at_[s] = at[s];
-      mask_len_[s] = at[s + 1] - at[s];
-    }
-
-  std::vector<std::uint8_t> mine;  // my slice-k portions of those patterns, packed bits, in s order
+  // 1. The columns of each A slice my group owns, from every member (one Allgatherv over Li for
+  // all tiles): merged, they are what the group's A tile uses; one by one, they are what each
+  // member asks for in the Li row exchange of the rounds where the group multiplies its own A
+  // tile (LiRowExchange then skips its per-round request exchange).
+  std::vector<int> own;
+  std::vector<std::int64_t> own_counts(g.rounds, 0);
   for (int s = 0; s < g.rounds; ++s) {
     if (!tiles.owns_a[s]) continue;
-    std::vector<std::uint8_t> used(group_masks_.begin() + at[s], group_masks_.begin() + at[s + 1]);
-    for (int q = 1; q < lambda; ++q)
-      for (std::int64_t b = 0; b < at[s + 1] - at[s]; ++b) used[b] |= group_masks_[q * packed_ + at[s] + b];
-    const std::int64_t b0 = sliceBegin(s);
-    std::vector<std::uint8_t> bits(static_cast<std::size_t>(packedBytes(s)), 0);
-    for (std::int64_t r = 0; r < sliceRows(s); ++r) {
-      const std::int64_t c = b0 + r;
-      if ((used[c / 8] >> (c % 8)) & 1u) bits[r / 8] |= static_cast<std::uint8_t>(1u << (r % 8));
-    }
-    mine.insert(mine.end(), bits.begin(), bits.end());
+    const std::vector<int> cols = distinctSorted(tiles.a[s].col, L.inner_width(s));
+    own_counts[s] = static_cast<std::int64_t>(cols.size());
+    own.insert(own.end(), cols.begin(), cols.end());
+  }
+  MPI_Comm_size(li_comm, &lambda_);
+  allgatherLists(own, own_counts, li_comm, &group_cols_, &group_at_);
+  own = {};
+
+  std::vector<int> mine;  // my slice-k portions of the merged lists, slice-local, in s order
+  std::vector<std::int64_t> mine_counts(g.rounds, 0);
+  for (int s = 0; s < g.rounds; ++s) {
+    if (!tiles.owns_a[s]) continue;
+    std::vector<int> used;
+    for (int q = 0; q < lambda_; ++q)
+      used.insert(used.end(), group_cols_.begin() + group_at_[q * (rounds_ + 1) + s],
+                  group_cols_.begin() + group_at_[q * (rounds_ + 1) + s + 1]);
+    used = distinctSorted(std::move(used), L.inner_width(s));
+    const std::int64_t b0 = sliceBegin(s), b1 = b0 + sliceRows(s);
+    const auto from = std::lower_bound(used.begin(), used.end(), b0);
+    const auto to = std::lower_bound(from, used.end(), b1);
+    for (auto c = from; c != to; ++c) mine.push_back(static_cast<int>(*c - b0));
+    mine_counts[s] = to - from;
   }
 
   // 2. Everyone with my k learns every group's portions (Gi, one all-gather before the loop).
-  const int units = g.units();
-  std::vector<std::int64_t> counts(units, 0);
-  for (int u = 0; u < units; ++u)
-    for (int s = 0; s < g.rounds; ++s)
-      if (g.a_owner(g.unit_row(u), s) == u) counts[u] += packedBytes(s);
-  std::vector<std::int64_t> displ(units, 0);
-  std::exclusive_scan(counts.begin(), counts.end(), displ.begin(), std::int64_t{0});
-  std::vector<std::uint8_t> all(static_cast<std::size_t>(displ[units - 1] + counts[units - 1]));
-  bigcount::allgatherv(mine.data(), all.data(), counts, MPI_UINT8_T, gi_comm);
-
-  for (int u = 0; u < units; ++u) {
-    std::size_t at = static_cast<std::size_t>(displ[u]);
+  std::vector<int> all;
+  std::vector<std::int64_t> at;
+  allgatherLists(mine, mine_counts, gi_comm, &all, &at);
+  for (int u = 0; u < g.units(); ++u) {
     const int i = g.unit_row(u);
     for (int s = 0; s < g.rounds; ++s) {
       if (g.a_owner(i, s) != u) continue;
-      std::vector<int>& list = rows_[static_cast<size_t>(i) * rounds_ + s];
-      // Slice rows fit in int: checkLocalIndexRange (Redistribute.hpp) rejected the layout otherwise.
-      for (std::int64_t r = 0; r < sliceRows(s); ++r)
-        if (all[at + r / 8] & (1u << (r % 8))) list.push_back(static_cast<int>(r));
-      at += static_cast<std::size_t>(packedBytes(s));
+      rows_[static_cast<size_t>(i) * rounds_ + s].assign(all.begin() + at[u * (rounds_ + 1) + s],
+                                                          all.begin() + at[u * (rounds_ + 1) + s + 1]);
     }
   }
 }
 
-std::vector<std::uint8_t> NeededRows::groupMasks(int s) const {
-  std::vector<std::uint8_t> out;
-  if (s < 0 || s >= static_cast<int>(mask_at_.size()) || mask_at_[s] < 0) return out;
-  const std::int64_t n = mask_len_[s];
-  out.reserve(static_cast<std::size_t>(lambda_ * n));
-  for (int q = 0; q < lambda_; ++q) {
-    const auto from = group_masks_.begin() + q * packed_ + mask_at_[s];
-    out.insert(out.end(), from, from + n);
-  }
+std::vector<std::vector<int>> NeededRows::groupColumns(int s) const {
+  std::vector<std::vector<int>> out;
+  if (s < 0 || s >= rounds_) return out;
+  bool owned = false;
+  for (int q = 0; q < lambda_ && !owned; ++q)
+    owned = group_at_[q * (rounds_ + 1) + s + 1] > group_at_[q * (rounds_ + 1) + s];
+  if (!owned) return out;
+  out.resize(lambda_);
+  for (int q = 0; q < lambda_; ++q)
+    out[q].assign(group_cols_.begin() + group_at_[q * (rounds_ + 1) + s],
+                  group_cols_.begin() + group_at_[q * (rounds_ + 1) + s + 1]);
   return out;
 }
 
@@ -101,6 +128,32 @@ Csr selectRows(const Csr& m, const std::vector<int>& keep) {
     const std::int64_t b = m.rowptr[keep[t]], e = m.rowptr[keep[t] + 1];
     out.col.insert(out.col.end(), m.col.begin() + b, m.col.begin() + e);
     out.val.insert(out.val.end(), m.val.begin() + b, m.val.begin() + e);
+    out.rowptr[t + 1] = static_cast<std::int64_t>(out.col.size());
+  }
+  return out;
+}
+
+Csr selectRows(const Csr& m, const std::vector<int>& stored, const std::vector<int>& keep) {
+  // Position in m of each kept row (-1: not stored, empty); both lists ascending.
+  std::vector<std::int64_t> at(keep.size(), -1);
+  std::int64_t nz = 0;
+  std::size_t p = 0;
+  for (std::size_t t = 0; t < keep.size(); ++t) {
+    while (p < stored.size() && stored[p] < keep[t]) ++p;
+    if (p < stored.size() && stored[p] == keep[t]) {
+      at[t] = static_cast<std::int64_t>(p);
+      nz += m.rowptr[p + 1] - m.rowptr[p];
+    }
+  }
+  Csr out(static_cast<std::int64_t>(keep.size()), m.ncols);
+  out.col.reserve(nz);
+  out.val.reserve(nz);
+  for (std::size_t t = 0; t < keep.size(); ++t) {
+    if (at[t] >= 0) {
+      const std::int64_t b = m.rowptr[at[t]], e = m.rowptr[at[t] + 1];
+      out.col.insert(out.col.end(), m.col.begin() + b, m.col.begin() + e);
+      out.val.insert(out.val.end(), m.val.begin() + b, m.val.begin() + e);
+    }
     out.rowptr[t + 1] = static_cast<std::int64_t>(out.col.size());
   }
   return out;

@@ -4,10 +4,12 @@
 // cheap, where most of a tile's rows meet no entry of A (a 1D import has that property for free;
 // whole-tile 2D algorithms do not).
 //
-// Computed once before the multiply loop: the group that owns A(i,s) ORs its slices' column
-// patterns over Li, then rank k of every group shares, over Gi, the part that falls into slice k
-// of B's row block s (one bit per row). Both the owner of B(s,j) and the requesting group thus
-// know the request without a handshake inside the loop.
+// Computed once before the multiply loop: the group that owns A(i,s) gathers its slices' column
+// lists over Li, then rank k of every group shares, over Gi, the part of their union that falls
+// into slice k of B's row block s. Both the owner of B(s,j) and the requesting group thus know the
+// request without a handshake inside the loop. Everything travels and stays as sorted index
+// lists, O(entries of A), never one bit per row of a tile: a hypersparse tile has far more rows
+// than entries (test_memory_scaling).
 #include <mpi.h>
 #include <cstdint>
 #include <vector>
@@ -24,22 +26,23 @@ class NeededRows {
   // Rows of slice my_k of B's row block s needed by the groups of grid row i, as indices local to
   // the slice, ascending.
   const std::vector<int>& rows(int i, int s) const { return rows_[static_cast<size_t>(i) * rounds_ + s]; }
-  // For an A tile A(i,s) my group owns: the column masks of its lambda slices (slice q's mask at
-  // q * bytes, bytes = (inner_width(s) + 7) / 8, bit c of byte c / 8), i.e. which rows of B's tile
-  // each member uses in the round it multiplies this tile. Empty for tiles the group does not own.
-  std::vector<std::uint8_t> groupMasks(int s) const;
+  // For an A tile A(i,s) my group owns: the columns each of its lambda slices uses (tile-local,
+  // ascending; member q's at [q]), i.e. which rows of B's tile each member uses in the round it
+  // multiplies this tile. Empty for tiles the group does not own.
+  std::vector<std::vector<int>> groupColumns(int s) const;
 
  private:
   int rounds_ = 1, lambda_ = 1;
-  std::int64_t packed_ = 0;              // bytes of one member's masks, all owned tiles
-  std::vector<std::int64_t> mask_at_;    // offset of tile s in them, -1 when not owned
-  std::vector<std::int64_t> mask_len_;   // and its length
-  std::vector<std::uint8_t> group_masks_;  // every member's, member-major
+  std::vector<int> group_cols_;          // every member's column lists, member-major, then by s
+  std::vector<std::int64_t> group_at_;   // [q * (rounds + 1) + s]: start of member q's list of tile s
   std::vector<std::vector<int>> rows_;  // [i * rounds + s]
 };
 
 // The rows `keep` (ascending, local indices) of a block, as a block of keep.size() rows.
 Csr selectRows(const Csr& m, const std::vector<int>& keep);
+// The same from a row-compressed block: m holds only the rows `stored` lists (ascending); rows of
+// keep that it does not hold come out empty.
+Csr selectRows(const Csr& m, const std::vector<int>& stored, const std::vector<int>& keep);
 // Inverse of selectRows: the block of `nrows` rows with the given rows filled from `part`.
 Csr expandRows(const Csr& part, const std::vector<int>& keep, std::int64_t nrows);
 

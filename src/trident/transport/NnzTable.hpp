@@ -14,8 +14,13 @@ struct NnzTable {
   int slices = 1, rounds = 1, grid_cols = 1;
   std::vector<std::int64_t> a;  // [(i * rounds + s) * slices + t]
   std::vector<std::int64_t> b;  // [(s * grid_cols + j) * slices + t]
+  // Rows each slice of B holds: all of the slice's, or fewer when it is row-compressed (OwnedTiles).
+  std::vector<std::int64_t> b_rows;
   std::int64_t a_nnz(int i, int s, int t) const { return a[(static_cast<size_t>(i) * rounds + s) * slices + t]; }
   std::int64_t b_nnz(int s, int j, int t) const { return b[(static_cast<size_t>(s) * grid_cols + j) * slices + t]; }
+  std::int64_t b_stored_rows(int s, int j, int t) const {
+    return b_rows[(static_cast<size_t>(s) * grid_cols + j) * slices + t];
+  }
 };
 
 // Collective over comm (one Allreduce).
