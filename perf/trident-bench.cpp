@@ -76,7 +76,7 @@ struct Options {
   int ranks_per_group = 0;
   std::string permute = "none";
   std::string grid = "auto";
-  std::string slices = "balanced";  // "trident: slices"
+  std::string slices = "auto";  // "trident: slices" (the drop-in's default)
   std::string local_kernel = "gustavson";
   int trials = 3;
   bool plan_reuse = false;
