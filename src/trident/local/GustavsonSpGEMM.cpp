@@ -50,25 +50,34 @@ struct CompressedColumns {
 }  // namespace
 
 namespace {
-// Where accumulateRows writes the rows' entries: the block's own vectors, or a caller's sink.
+// Where accumulateRows writes the rows' entries: vectors of its own, which finish() puts into the
+// block, or a caller's sink, which keeps them (the block comes back with row offsets only).
+// adopt() takes a block that was formed whole by another path (sumBlocks) the same way.
 struct VectorOutput {
-  Csr& C;
+  std::vector<int> col;
+  std::vector<double> val;
   void reserve(std::size_t n) {
-    C.col.reserve(n);
-    C.val.reserve(C.col.capacity());
-    adviseHugePages(C.col.data(), C.col.capacity() * sizeof(int));
-    adviseHugePages(C.val.data(), C.val.capacity() * sizeof(double));
+    col.reserve(n);
+    val.reserve(col.capacity());
+    adviseHugePages(col.data(), col.capacity() * sizeof(int));
+    adviseHugePages(val.data(), val.capacity() * sizeof(double));
   }
   // Room for entries [at, at + n); returns where they go.
   std::pair<int*, double*> append(std::size_t at, std::size_t n) {
-    if (at + n > C.col.capacity()) {
-      C.col.reserve(std::max(2 * C.col.capacity(), at + n));
-      C.val.reserve(C.col.capacity());
+    if (at + n > col.capacity()) {
+      col.reserve(std::max(2 * col.capacity(), at + n));
+      val.reserve(col.capacity());
     }
-    C.col.resize(at + n);
-    C.val.resize(at + n);
-    return {C.col.data() + at, C.val.data() + at};
+    col.resize(at + n);
+    val.resize(at + n);
+    return {col.data() + at, val.data() + at};
   }
+  Csr finish(Csr&& rows) {
+    rows.col = std::move(col);
+    rows.val = std::move(val);
+    return std::move(rows);
+  }
+  Csr adopt(Csr&& whole) { return std::move(whole); }
 };
 struct SinkOutput {
   BlockSink& sink;
@@ -77,6 +86,11 @@ struct SinkOutput {
     if (at + n > sink.capacity()) sink.reserve(std::max(2 * sink.capacity(), at + n), at);
     return {sink.col() + at, sink.val() + at};
   }
+  Csr finish(Csr&& rows) {
+    sink.filled = true;
+    return std::move(rows);
+  }
+  Csr adopt(Csr&& whole) { return LocalSpGEMM::moveIntoSink(std::move(whole), sink); }
 };
 
 // The row loop of both products: for each row of A, addFirst(r) may put entries into the
@@ -114,13 +128,8 @@ Csr accumulateRows(const Csr& A, const Csr& B, const int* bcol, SortedRowAccumul
     at += n;
     C.rowptr[r + 1] = static_cast<std::int64_t>(at);
   }
-  return C;
+  return out.finish(std::move(C));
 }
-
-// gustavsonMultiplyAdd's body, writing through `out`; `sink` when out is a SinkOutput (the
-// fallback of a hypersparse B then moves its result there).
-template <class Output>
-Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Output&& out, BlockSink* sink);
 }  // namespace
 
 Csr gustavsonMultiply(const Csr& A, const Csr& B) {
@@ -128,36 +137,18 @@ Csr gustavsonMultiply(const Csr& A, const Csr& B) {
   if (A.nnz() == 0 || B.nnz() == 0) return Csr(A.nrows, B.ncols);
   const CompressedColumns cc(B);
   SortedRowAccumulator spa(cc.width(B));
-  Csr entries;
   Csr C = accumulateRows(
-      A, B, cc.columns(B), spa, multiplyFlops(A, B), VectorOutput{entries}, [](std::int64_t) { return std::int64_t{0}; },
+      A, B, cc.columns(B), spa, multiplyFlops(A, B), VectorOutput{}, [](std::int64_t) { return std::int64_t{0}; },
       [](int, double v) { return v; });
-  C.col = std::move(entries.col);
-  C.val = std::move(entries.val);
   if (cc.on)
     for (int& c : C.col) c = cc.used[c];
   return C;
 }
 
-Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends) {
-  Csr entries;
-  Csr C = multiplyAddWith(A, B, std::move(addends), VectorOutput{entries}, nullptr);
-  if (C.col.empty() && !entries.col.empty()) {  // accumulateRows wrote into entries
-    C.col = std::move(entries.col);
-    C.val = std::move(entries.val);
-  }
-  return C;
-}
-
-Csr gustavsonMultiplyAddInto(const Csr& A, const Csr& B, std::vector<Csr>&& addends, BlockSink& sink) {
-  Csr out = multiplyAddWith(A, B, std::move(addends), SinkOutput{sink}, &sink);
-  sink.filled = true;
-  return out;
-}
-
 namespace {
+// gustavsonMultiplyAdd's body, writing through `out` (VectorOutput or SinkOutput).
 template <class Output>
-Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Output&& out, BlockSink* sink) {
+Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Output&& out) {
   if (A.ncols != B.nrows) throw std::invalid_argument("gustavson SpGEMM: A.ncols != B.nrows");
   const CompressedColumns cc(B);
   std::uint64_t bound = multiplyFlops(A, B);
@@ -169,8 +160,7 @@ Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Outp
   // Hypersparse B: the addends' columns are not in B's compressed numbering; sum apart.
   if (cc.on || A.nnz() == 0 || B.nnz() == 0) {
     addends.push_back(gustavsonMultiply(A, B));
-    Csr C = sumBlocks(std::move(addends), A.nrows, B.ncols, true);
-    return sink ? LocalSpGEMM::moveIntoSink(std::move(C), *sink) : C;
+    return out.adopt(sumBlocks(std::move(addends), A.nrows, B.ncols, true));
   }
   std::vector<const Csr*> live;
   for (const Csr& p : addends)
@@ -199,6 +189,14 @@ Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Outp
   return accumulateRows(A, B, B.col.data(), spa, bound, out, addEarlier, withEarlier);
 }
 }  // namespace
+
+Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends) {
+  return multiplyAddWith(A, B, std::move(addends), VectorOutput{});
+}
+
+Csr gustavsonMultiplyAddInto(const Csr& A, const Csr& B, std::vector<Csr>&& addends, BlockSink& sink) {
+  return multiplyAddWith(A, B, std::move(addends), SinkOutput{sink});
+}
 
 Csr LocalSpGEMM::moveIntoSink(Csr&& C, BlockSink& sink) {
   const std::size_t n = static_cast<std::size_t>(C.nnz());
