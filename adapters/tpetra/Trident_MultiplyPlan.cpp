@@ -239,7 +239,6 @@ struct MultiplyPlan::Impl {
   std::unique_ptr<tpetra::ResultAssembly> assembly;
   // The operands as the plan saw them, used by the first execute of a one-shot plan (Multiply).
   Triplets firstA, firstB;
-  bool haveFirst = false;
   // A kept plan keeps its tiles, and the route of new values into them (the in phase of later
   // executes: values only, point to point).
   OwnedTiles keptTiles;
@@ -247,13 +246,14 @@ struct MultiplyPlan::Impl {
 
   // The tiles of a kept plan's first execute, and the route for later ones: distributeTiles runs
   // on entry ids instead of values, so the ids show where each value lands.
-  void firstTilesOfKeptPlan(const crs_matrix_type& Ap, const crs_matrix_type& Bp, Triplets&& TA, Triplets&& TB,
-                            std::vector<std::uint64_t>* sent);
+  void firstTilesOfKeptPlan(const crs_matrix_type& Ap, const crs_matrix_type& Bp, std::vector<std::uint64_t>* sent);
 
   void rememberPatterns(const crs_matrix_type& A, const crs_matrix_type& B);
-  Triplets triplets(const crs_matrix_type& Ap, const crs_matrix_type& Bp, Triplets* TB) const {
-    *TB = tpetra::toTriplets(Bp, bRow, bCol, pinner, pcol, false);
-    return tpetra::toTriplets(Ap, aRow, aCol, prow, pinner, true);
+  // op(A)'s and op(B)'s entries in position space; qA/qB (optional): the local value index of each.
+  Triplets triplets(const crs_matrix_type& Ap, const crs_matrix_type& Bp, Triplets* TB,
+                    std::vector<std::int64_t>* qA = nullptr, std::vector<std::int64_t>* qB = nullptr) const {
+    *TB = tpetra::toTriplets(Bp, bRow, bCol, pinner, pcol, false, qB);
+    return tpetra::toTriplets(Ap, aRow, aCol, prow, pinner, true, qA);
   }
 };
 
@@ -360,7 +360,6 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   p.stats.owner_slices = p.aStays;
   p.firstA = std::move(TA);
   p.firstB = std::move(TB);
-  p.haveFirst = true;
   });
   p.setup.total = MPI_Wtime() - t0;
 }
@@ -437,7 +436,6 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
     if (!p.keep) {
       Triplets TA = std::move(p.firstA), TB = std::move(p.firstB);
-      p.haveFirst = false;
       Teuchos::TimeMonitor tilesTimer(*phaseTimer("Trident: redistribute in: tiles"));
       oneShotTiles = runOrAbort(p.world, "redistribute in", [&] {
         return distributeTiles(p.L, TA, TB, p.rank_of, p.my_unit, p.my_k, p.world, &sent, p.aStays, p.bStays);
@@ -446,14 +444,11 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
       // The set-up's triplets hold the values the plan was built with; an execute takes its own.
       p.firstA = Triplets();
       p.firstB = Triplets();
-      p.haveFirst = false;
       auto Ap = p.tA ? transposeOf(A) : Teuchos::rcpFromRef(A);
       auto Bp = p.tB ? transposeOf(B) : Teuchos::rcpFromRef(B);
       if (p.route.empty()) {
-        Triplets TB;
-        Triplets TA = p.triplets(*Ap, *Bp, &TB);
         Teuchos::TimeMonitor tilesTimer(*phaseTimer("Trident: redistribute in: tiles"));
-        runOrAbort(p.world, "redistribute in", [&] { p.firstTilesOfKeptPlan(*Ap, *Bp, std::move(TA), std::move(TB), &sent); });
+        runOrAbort(p.world, "redistribute in", [&] { p.firstTilesOfKeptPlan(*Ap, *Bp, &sent); });
       } else {
         Teuchos::TimeMonitor valuesTimer(*phaseTimer("Trident: redistribute in: values"));
         runOrAbort(p.world, "redistribute in", [&] {
@@ -507,23 +502,20 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   ++p.executions;
 }
 
-void MultiplyPlan::Impl::firstTilesOfKeptPlan(const crs_matrix_type& Ap, const crs_matrix_type& Bp, Triplets&& TA,
-                                              Triplets&& TB, std::vector<std::uint64_t>* sent) {
+void MultiplyPlan::Impl::firstTilesOfKeptPlan(const crs_matrix_type& Ap, const crs_matrix_type& Bp,
+                                              std::vector<std::uint64_t>* sent) {
   int P = 1, me = 0;
   MPI_Comm_size(world, &P);
   MPI_Comm_rank(world, &me);
-  // Which value each triplet carries: toTriplets takes the local entries in order, A's without
-  // its stored zeros (part of the pattern a plan checks, so the same on every execute).
+  // Which value each triplet carries (q: op(A)'s local value index, then op(B)'s after nA).
+  std::vector<std::int64_t> q, qB;
+  Triplets TB;
+  Triplets TA = triplets(Ap, Bp, &TB, &q, &qB);
   const auto aValues = Ap.getLocalMatrixHost().values;
   const auto bValues = Bp.getLocalMatrixHost().values;
   const auto nA = static_cast<std::int64_t>(aValues.extent(0));
-  std::vector<std::int64_t> q;
-  q.reserve(TA.size() + TB.size());
-  for (std::int64_t i = 0; i < nA; ++i)
-    if (aValues(i) != 0.0) q.push_back(i);
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(bValues.extent(0)); ++i) q.push_back(nA + i);
-  if (q.size() != TA.size() + TB.size())
-    throw std::logic_error("Trident: internal error: a kept plan's operands changed while it was built");
+  for (std::int64_t& i : qB) i += nA;
+  q.insert(q.end(), qB.begin(), qB.end());
   std::vector<int> dest = tileDestinations(L, TA, true, rank_of);
   const std::vector<int> destB = tileDestinations(L, TB, false, rank_of);
   dest.insert(dest.end(), destB.begin(), destB.end());

@@ -109,7 +109,7 @@ std::vector<GO> gidsAt(const Teuchos::RCP<const map_type>& map, const MapPositio
 
 Triplets toTriplets(const crs_matrix_type& A, const std::vector<std::int64_t>& row_pos,
                     const std::vector<std::int64_t>& col_pos, const Permutation& row_perm,
-                    const Permutation& col_perm, bool skip_zeros) {
+                    const Permutation& col_perm, bool skip_zeros, std::vector<std::int64_t>* value_index) {
   auto local = A.getLocalMatrixHost();
   auto rowmap = local.graph.row_map;
   const LO* const entries = local.graph.entries.data();
@@ -123,6 +123,7 @@ Triplets toTriplets(const crs_matrix_type& A, const std::vector<std::int64_t>& r
   T.row.resize(kept);
   T.col.resize(kept);
   T.val.resize(kept);
+  if (value_index) value_index->resize(kept);
   // Column positions once per column of the column map, not once per entry.
   std::vector<std::int64_t> colOf(col_pos.size());
   for (std::size_t c = 0; c < col_pos.size(); ++c) colOf[c] = col_perm(col_pos[c]);
@@ -134,6 +135,7 @@ Triplets toTriplets(const crs_matrix_type& A, const std::vector<std::int64_t>& r
       T.row[t] = rp;
       T.col[t] = colOf[entries[q]];
       T.val[t] = values[q];
+      if (value_index) (*value_index)[t] = static_cast<std::int64_t>(q);
       ++t;
     }
   }

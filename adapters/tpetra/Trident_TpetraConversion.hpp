@@ -50,9 +50,11 @@ std::vector<GO> gidsAt(const Teuchos::RCP<const map_type>& map, const MapPositio
 // local row lid, col_pos[lid] = position of local column lid; both then relabeled.
 // skip_zeros drops explicitly stored zeros: Tpetra's Multiply skips A's zero entries (they add
 // nothing to C's structure), and so must a drop-in, for op(A); B's stored zeros do count.
+// value_index (optional): for each triplet, the index of its value in A's local value array.
 Triplets toTriplets(const crs_matrix_type& A, const std::vector<std::int64_t>& row_pos,
                     const std::vector<std::int64_t>& col_pos, const Permutation& row_perm,
-                    const Permutation& col_perm, bool skip_zeros);
+                    const Permutation& col_perm, bool skip_zeros,
+                    std::vector<std::int64_t>* value_index = nullptr);
 
 }  // namespace tpetra
 }  // namespace Trident
