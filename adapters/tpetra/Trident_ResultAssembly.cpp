@@ -21,6 +21,12 @@ using values_view = crs_matrix_type::local_matrix_device_type::values_type;
 
 constexpr int kTagHeader = 7301, kTagCols = 7302, kTagVals = 7303;
 
+// A partner's rows (ascending block rows) that are one run of the block: their entries are one
+// contiguous range of it, sent from where they are.
+bool oneRun(const std::vector<std::int64_t>& rows) {
+  return !rows.empty() && rows.back() - rows.front() + 1 == static_cast<std::int64_t>(rows.size());
+}
+
 void waitAll(std::vector<MPI_Request>& reqs) {
   if (!reqs.empty()) MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
   reqs.clear();
@@ -306,8 +312,7 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
         selfSend = static_cast<int>(d);
         continue;
       }
-      const bool oneRun = !p.rows.empty() && p.rows.back() - p.rows.front() + 1 == static_cast<std::int64_t>(p.rows.size());
-      if (oneRun) {
+      if (oneRun(p.rows)) {
         pc.cols = block.col.data() + block.rowptr[p.rows.front()];
         pc.vals = block.val.data() + block.rowptr[p.rows.front()];
       } else {
@@ -409,17 +414,11 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
         std::size_t& at = next[p.rows[t]];
         if (keep) p.start[t] = static_cast<std::int64_t>(at);
         const auto piece = rowOf(s, t, e);
-        if (inPlace) {  // the piece is this very row of ind/val: renumber its columns only
-          for (std::int64_t q = 0; q < p.counts[t]; ++q, ++at) {
-            const std::int64_t c = c0 + ind[at];
-            ind[at] = numbering.lid(identityCols ? c : col_perm_.inverse(c));
-          }
-        } else {
-          for (std::int64_t q = 0; q < p.counts[t]; ++q, ++at) {
-            const std::int64_t c = c0 + piece.first[q];
-            ind[at] = numbering.lid(identityCols ? c : col_perm_.inverse(c));
-            val[at] = piece.second[q];
-          }
+        // In place, the piece is this very row of ind/val: its columns are renumbered where they are.
+        for (std::int64_t q = 0; q < p.counts[t]; ++q, ++at) {
+          const std::int64_t c = c0 + piece.first[q];
+          ind[at] = numbering.lid(identityCols ? c : col_perm_.inverse(c));
+          if (!inPlace) val[at] = piece.second[q];
         }
         e += p.counts[t];
       }
@@ -531,7 +530,7 @@ void ResultAssembly::assembleValues(const Csr& block, crs_matrix_type& C,
       }
       const double* from = nullptr;
       std::int64_t n = 0;
-      if (!p.rows.empty() && p.rows.back() - p.rows.front() + 1 == static_cast<std::int64_t>(p.rows.size())) {
+      if (oneRun(p.rows)) {
         from = block.val.data() + block.rowptr[p.rows.front()];  // one run of the block: no copy
         n = block.rowptr[p.rows.back() + 1] - block.rowptr[p.rows.front()];
       } else {
