@@ -172,8 +172,8 @@ RCP<XMat> tridentMultiply(const XMat& A, bool transposeA, const XMat& B, bool tr
       return reuse.C;
     }
   }
-  reuse.plan = rcp(new plan_type(tpA, transposeA, tpB, transposeB, params));
   RCP<crs_matrix_type> tpC = rcp(new crs_matrix_type(rowMap, size_t(0)));
+  reuse.plan = rcp(new plan_type(tpA, transposeA, tpB, transposeB, params, true, tpC.get()));
   reuse.plan->execute(tpA, tpB, *tpC, true, label);
   if (stats) *stats = reuse.plan->stats();
   RCP<XMat> C = MueLu::TpetraCrs_To_XpetraMatrix<Scalar, LO, GO, Node>(tpC);
@@ -200,6 +200,10 @@ RCP<const ParameterList> TridentRAPFactory::GetValidParameterList() const {
   RCP<const ParameterList> tp = Trident::MatrixMatrix::getValidParameters();
   for (auto it = tp->begin(); it != tp->end(); ++it)
     if (startsWith(tp->name(it), "trident: ")) valid->setEntry(tp->name(it), tp->entry(it));
+  // A setup pays for what it asks: counting the bytes of the products Tpetra's Multiply does costs
+  // one more import per product, a diagnostic that MueLu's users ask for by name.
+  const Teuchos::ParameterEntry& count = tp->getEntry("trident: count bytes");
+  valid->set("trident: count bytes", false, count.docString(), count.validator());
   return valid;
 }
 
@@ -238,6 +242,7 @@ void TridentRAPFactory::Build(MueLu::Level& fineLevel, MueLu::Level& coarseLevel
     // Unless the user names one, each product runs the algorithm the planner predicts fastest:
     // on the FE and banded operators of AMG that is usually Tpetra's own Multiply.
     if (!tparams->isParameter("trident: algorithm")) tparams->set("trident: algorithm", std::string("auto"));
+    if (!tparams->isParameter("trident: count bytes")) tparams->set("trident: count bytes", false);  // see GetValidParameterList
 
     RCP<XMat> A, P, AP;
     try {

@@ -1,10 +1,15 @@
 #include "Trident_AutoAlgorithm.hpp"
 
 #include <Tpetra_RowMatrixTransposer.hpp>
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <sstream>
+#include <string>
 #include <type_traits>
 
+#include "Trident_MapSameness.hpp"
 #include "Trident_PlannerInput.hpp"
 #include "Trident_TpetraComm.hpp"
 #include <trident/core/Errors.hpp>
@@ -22,32 +27,77 @@ Teuchos::RCP<const crs_matrix_type> opOf(const crs_matrix_type& M, bool transpos
   return transposer.createTranspose();
 }
 
-// Rank 0 reads the file named by TRIDENT_MACHINE_MODEL (if any) and every rank gets its values,
-// so that all ranks decide alike even if the file (or the variable) differed between nodes; a
-// bad file becomes the same InvalidInput on every rank. One broadcast: on a loaded machine each
-// collective costs milliseconds, which small products cannot afford.
-planner::MachineModel loadModel(MPI_Comm comm, int me) {
-  static_assert(std::is_trivially_copyable<planner::MachineModel>::value, "the model is broadcast as bytes");
-  struct Packet {
-    planner::MachineModel model;
-    int failed = 0;
-    char message[1024] = {0};
-  } packet;
-  if (me == 0) {
-    const char* path = std::getenv("TRIDENT_MACHINE_MODEL");
-    if (path && *path) {
-      try {
-        packet.model = planner::MachineModel::load(path);
-      } catch (const std::exception& e) {
-        packet.failed = 1;
-        const std::string error = std::string("\"trident: algorithm\" = \"auto\": ") + e.what();
-        error.copy(packet.message, sizeof(packet.message) - 1);
-      }
-    }
+// Each rank reads the file named by TRIDENT_MACHINE_MODEL (if any) once per process and path: a
+// multiply must not read a file on every call, and rank 0 broadcasting it would cost a collective.
+// A bad file is remembered as its message, so every call fails the same way.
+struct LoadedModel {
+  planner::MachineModel model;
+  std::string error;
+};
+const LoadedModel& modelFromEnvironment() {
+  static std::map<std::string, LoadedModel> cache;
+  static const LoadedModel defaults;
+  const char* path = std::getenv("TRIDENT_MACHINE_MODEL");
+  if (!path || !*path) return defaults;
+  auto it = cache.find(path);
+  if (it != cache.end()) return it->second;
+  LoadedModel m;
+  try {
+    m.model = planner::MachineModel::load(path);
+  } catch (const std::exception& e) {
+    m.error = std::string("\"trident: algorithm\" = \"auto\": ") + e.what();
   }
-  MPI_Bcast(&packet, static_cast<int>(sizeof(packet)), MPI_BYTE, 0, comm);
-  if (packet.failed) throw InvalidInput(packet.message);
-  return packet.model;
+  return cache.emplace(path, m).first->second;
+}
+
+constexpr int kBoundSlots = 9;
+
+long long fingerprintOf(const planner::MachineModel& m) {
+  static_assert(std::is_trivially_copyable<planner::MachineModel>::value, "the model is hashed as bytes");
+  unsigned char bytes[sizeof(planner::MachineModel)];
+  std::memcpy(bytes, &m, sizeof(m));
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ull;
+  return static_cast<long long>(h >> 1);
+}
+
+// The model's Tpetra time grows with its multiply-adds, C's entries (at most the multiply-adds),
+// its entries, import bytes and messages; Trident's and SUMMA's are at least their fixed cost plus
+// their balanced share of the multiply-adds and entries. When Tpetra's time from above is no more
+// than the others' from below, counting could only confirm Tpetra (ties go to Tpetra there too):
+// choose it without the import, the sketches and the allreduce. The reason says it was bounded.
+bool settledForTpetra(const AutoInputs::Bound& b, int P, const planner::MachineModel& model, MultiplyStats& stats) {
+  planner::Estimate tp;
+  tp.algo = "tpetra";
+  tp.flops_max = b.flops_max;
+  tp.c_max = b.flops_max;
+  tp.entries_max = b.entries_max;
+  // All imported bytes over the slower link, every source charged.
+  (model.gi_bandwidth <= model.li_bandwidth ? tp.gi_bytes_max : tp.li_bytes_max) = b.import_bytes_max;
+  tp.msgs_max = b.sources_max;
+  planner::MachineModel upper = model;
+  upper.gi_latency = std::max(model.gi_latency, model.li_latency);
+  const double tpetraAtMost = planner::estimateTime(tp, P, upper);
+  double othersAtLeast = 0;
+  std::ostringstream why;
+  why.precision(3);
+  for (const char* algo : {"summa", "trident"}) {
+    planner::Estimate e;
+    e.algo = algo;
+    e.flops_max = b.flops_min;
+    e.entries_max = b.entries_min;
+    const double t = planner::estimateTime(e, P, model);
+    othersAtLeast = othersAtLeast == 0 ? t : std::min(othersAtLeast, t);
+    why << " " << algo << " >= " << t << " s;";
+  }
+  if (tpetraAtMost > othersAtLeast) return false;
+  stats.auto_chosen = true;
+  stats.predicted_time = tpetraAtMost;
+  stats.predicted_gi_bytes_recv = stats.predicted_li_bytes_recv = 0;  // not counted
+  stats.auto_reason = "chose tpetra; bounded without counting: tpetra <= " + std::to_string(tpetraAtMost) + " s (" +
+                      std::to_string(b.flops_max) + " madds, " + std::to_string(b.import_bytes_max) +
+                      " B imported at most);" + why.str();
+  return true;
 }
 
 std::string reasonOf(const std::vector<planner::Estimate>& est, int best) {
@@ -61,32 +111,71 @@ std::string reasonOf(const std::vector<planner::Estimate>& est, int best) {
         << " msgs) + import " << e.t_import << ";";
   return why.str();
 }
+
 }  // namespace
 
+AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
+                              CollectiveCheck& check) {
+  AutoInputs in;
+  const LoadedModel& loaded = modelFromEnvironment();
+  check.failIf(!loaded.error.empty(), loaded.error);
+  in.model = loaded.model;
+  in.model_slot = check.contribute(fingerprintOf(in.model));
+  // Asked only of fill-complete operands (a failure elsewhere is reported instead of this).
+  const bool askRows = transposeA && !transposeB && A.isFillComplete() && B.isFillComplete();
+  in.rows_slot = check.contribute(askRows && tpetra::locallySame(*A.getRowMap(), *B.getRowMap()) ? 1 : 0);
+  tpetra::LocalBoundInputs b;
+  if (!transposeA && !transposeB) b = tpetra::localBoundInputs(A, B);
+  const long long v[kBoundSlots] = {b.ok ? 1 : 0,   b.flops_known, b.a_remote_entries, b.remote_columns,
+                                    b.b_max_row,    b.a_entries,   b.b_entries,        b.a_entries + b.b_entries,
+                                    b.sources};
+  in.bound_slot = check.contribute(v[0]);
+  for (int t = 1; t < kBoundSlots; ++t) check.contribute(v[t]);
+  return in;
+}
+
+void AutoInputs::agree(const CollectiveCheck& check) {
+  requireAll(check.same(model_slot),
+             "Trident: \"trident: algorithm\" = \"auto\": the machine model (TRIDENT_MACHINE_MODEL) differs between ranks");
+  transposed_a_on_b_rows = check.min(rows_slot) == 1;
+  const std::size_t b0 = bound_slot;
+  bound.usable = check.min(b0) == 1;
+  if (!bound.usable) return;
+  const double maxRowB = static_cast<double>(check.max(b0 + 4));
+  // The busiest rank's multiply-adds: its known ones plus, at most, the longest row of B for each
+  // of its entries at remote columns; its import: at most that row for each remote column.
+  bound.flops_max = static_cast<double>(check.max(b0 + 1)) + static_cast<double>(check.max(b0 + 2)) * maxRowB;
+  bound.import_bytes_max = static_cast<double>(check.max(b0 + 3)) * (8.0 + 20.0 * maxRowB);
+  bound.entries_max = static_cast<double>(check.max(b0 + 5)) + static_cast<double>(check.max(b0 + 6));
+  bound.sources_max = static_cast<double>(check.max(b0 + 8));
+  // A balanced share of the work and of the entries is at least the lightest rank's.
+  bound.flops_min = static_cast<double>(check.min(b0 + 1));
+  bound.entries_min = static_cast<double>(check.min(b0 + 7));
+}
+
 Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
-                          const Topology& topo, const MultiplyOptions& opt, MultiplyStats& stats,
-                          MultiplyStats* tpetra_counts, bool* counted, std::vector<std::uint64_t>* bytes_from) {
-  (void)opt;  // grid, fetch and permutation change Trident's bytes, not the estimate's terms
+                          const Topology& topo, const AutoInputs& in, MultiplyStats& stats,
+                          MultiplyStats* tpetra_counts, bool* counted) {
   Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: choose"));
   MPI_Comm comm = topo.world();
-  // The model first, so that a bad file fails on every rank before anything is counted.
-  const planner::MachineModel model = loadModel(comm, topo.rank());
+  const planner::MachineModel& model = in.model;
+  if (in.bound.usable && settledForTpetra(in.bound, topo.P(), model, stats)) return Algorithm::Tpetra;
   // A transposed A with rows distributed as B's (P^T*(A*P) in MueLu) is counted without forming
   // A^T, which would cost about what the product does; other transposes are formed.
-  const bool cheapTranspose = transposeA && !transposeB && A.getRowMap()->isSameAs(*B.getRowMap());
+  const bool cheapTranspose = in.transposed_a_on_b_rows;
   planner::LocalCounts mine;
-  std::vector<std::uint64_t> bytesFrom;
+  tpetra::ImportBytes bytes;
   Teuchos::RCP<const crs_matrix_type> Ap, Bp;
   if (cheapTranspose) {
     mine = tpetra::localCountsTransposedA(A, B);
   } else {
     Ap = opOf(A, transposeA);
     Bp = opOf(B, transposeB);
-    mine = tpetra::localCounts(*Ap, *Bp, topo, &bytesFrom);
+    mine = tpetra::localCounts(*Ap, *Bp, topo, &bytes, false, in.a_import_serves);
   }
   planner::GlobalCounts all = planner::reduceCounts(mine, topo.ranks_per_group(), comm);
   if (all.max.layout_unknown > 0) {
-    mine = tpetra::localCounts(*Ap, *Bp, topo, &bytesFrom, true);
+    mine = tpetra::localCounts(*Ap, *Bp, topo, &bytes, true, in.a_import_serves);
     all = planner::reduceCounts(mine, topo.ranks_per_group(), comm);
   }
   if (cheapTranspose) {
@@ -109,13 +198,12 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
   stats.predicted_li_bytes_recv = static_cast<std::uint64_t>(tp ? mine.tpetra_li_bytes : est[best].li_bytes_max);
   if (counted) *counted = false;
   if (tp && !cheapTranspose && tpetra_counts && counted) {
-    // The bytes sent need one Alltoall (what I receive from p is what p sends me): the plan does
-    // it after the timed multiply, from bytes_from.
     MultiplyStats& t = *tpetra_counts;
     t.local_flops = static_cast<std::uint64_t>(mine.flops);
-    t.gi_bytes_recv = static_cast<std::uint64_t>(mine.tpetra_gi_bytes);
-    t.li_bytes_recv = static_cast<std::uint64_t>(mine.tpetra_li_bytes);
-    if (bytes_from) *bytes_from = bytesFrom;
+    t.gi_bytes_recv = bytes.gi_recv;
+    t.li_bytes_recv = bytes.li_recv;
+    t.gi_bytes_sent = bytes.gi_sent;
+    t.li_bytes_sent = bytes.li_sent;
     *counted = true;
   }
   return est[best].algo == "tpetra" ? Algorithm::Tpetra : est[best].algo == "summa" ? Algorithm::Summa : Algorithm::Trident;

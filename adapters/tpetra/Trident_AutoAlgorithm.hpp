@@ -5,29 +5,58 @@
 // model (planner/Estimate.hpp, planner/MachineModel.hpp) predicts Tpetra's Multiply, SUMMA and
 // Trident; the least predicted time wins, the same on every rank. No pattern is gathered: the
 // exact planner (trident-plan) is the reference for bytes, this is the cheap estimate.
-// The machine model is read by rank 0 from the file named by TRIDENT_MACHINE_MODEL (trident-plan
-// --calibrate writes one) and broadcast, else the defaults fitted on the project's machine.
+// The machine model is read from the file named by TRIDENT_MACHINE_MODEL (trident-plan
+// --calibrate writes one), else the defaults fitted on the project's machine.
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "Trident_MultiplyOptions.hpp"
 #include "Trident_TpetraTypes.hpp"
+#include <trident/core/Errors.hpp>
 #include <trident/grid/Topology.hpp>
+#include <trident/planner/MachineModel.hpp>
 #include <trident/stats/MultiplyStats.hpp>
 
 namespace Trident {
 namespace MatrixMatrix {
 
-// Collective. Returns the chosen algorithm (never Auto) and fills stats' auto_chosen, predicted_*
-// and auto_reason. A machine model file that cannot be read throws InvalidInput on every rank.
-// When it chooses Tpetra from exact counts, tpetra_counts (optional) receives Tpetra's import
-// bytes received (by link) and multiply-adds, as the drop-in accounts them, bytes_from the bytes
-// received from each rank (an Alltoall of them gives the bytes sent), and *counted is set: the
-// plan need not count them again.
+// What "auto" needs before it counts, gathered locally so that the plan's one CollectiveCheck
+// carries it (each collective costs milliseconds on a loaded machine; MueLu's coarse products
+// cannot afford a broadcast for the model and a map comparison besides): every rank reads the
+// model file itself (once per process and path) and contributes its fingerprint, so that ranks
+// that read different models fail alike, and whether A's and B's row maps are locally the same
+// (P^T*(A*P) is counted without forming P^T when they are on every rank).
+struct AutoInputs {
+  planner::MachineModel model;
+  bool transposed_a_on_b_rows = false;  // after agree(): op(A) = A^T with A's rows laid out as B's
+  std::optional<bool> a_import_serves;  // set by the caller when known (Trident_MapSameness.hpp)
+  std::size_t model_slot = 0, rows_slot = 0;
+  // The bound that may settle the choice without counting (A*B, no transposes; chooseAlgorithm):
+  // each rank's LocalBoundInputs reduced to the busiest rank's upper and the lightest rank's
+  // lower values in the same collective.
+  struct Bound {
+    bool usable = false;
+    double flops_max = 0, entries_max = 0, import_bytes_max = 0, sources_max = 0;  // Tpetra, from above
+    double flops_min = 0, entries_min = 0;  // what Trident's and SUMMA's balanced share is at least
+  } bound;
+  std::size_t bound_slot = 0;  // first of kBoundSlots
+
+  static AutoInputs gather(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
+                           CollectiveCheck& check);
+  // After check.run(): the model must be the same on every rank (else InvalidInput everywhere).
+  void agree(const CollectiveCheck& check);
+};
+
+// Collective (one import of B's row lengths and sketches, one allreduce). Returns the chosen
+// algorithm (never Auto) and fills stats' auto_chosen, predicted_* and auto_reason. When it
+// chooses Tpetra from exact counts, tpetra_counts (optional) receives Tpetra's import bytes
+// received and sent (by link) and multiply-adds, as the drop-in accounts them, and *counted is
+// set: the plan need not count them again.
 Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
-                          const Topology& topo, const MultiplyOptions& opt, MultiplyStats& stats,
-                          MultiplyStats* tpetra_counts = nullptr, bool* counted = nullptr,
-                          std::vector<std::uint64_t>* bytes_from = nullptr);
+                          const Topology& topo, const AutoInputs& in, MultiplyStats& stats,
+                          MultiplyStats* tpetra_counts = nullptr, bool* counted = nullptr);
 
 }  // namespace MatrixMatrix
 }  // namespace Trident

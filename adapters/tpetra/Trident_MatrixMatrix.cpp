@@ -17,7 +17,7 @@ void Multiply<double, LO, GO, Node>(const crs_matrix_type& A, bool transposeA, c
                                     bool transposeB, crs_matrix_type& C, bool call_FillComplete_on_result,
                                     const std::string& label, const Teuchos::RCP<Teuchos::ParameterList>& params) {
   g_last_stats = MultiplyStats();
-  MultiplyPlan plan(A, transposeA, B, transposeB, params, /*keep_for_reuse=*/false);
+  MultiplyPlan plan(A, transposeA, B, transposeB, params, /*keep_for_reuse=*/false, &C);
   plan.execute(A, B, C, call_FillComplete_on_result, label);
   g_last_stats = plan.stats();
 }

@@ -62,12 +62,25 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
           "needs the rows grid, groups of consecutive ranks and no relabeling), or \"auto\" (default: owners when "
           "possible and its busiest rank has at most 1.2x the average work, else balanced)",
           rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("auto", "balanced", "owners"))));
+  pl->set("trident: count bytes", true,
+          "count the bytes and multiply-adds of a product that Tpetra's own Multiply does (\"trident: algorithm\" = "
+          "\"tpetra\", or \"auto\" choosing it): exact, but one more import of B's row lengths per product; false "
+          "leaves those counters at zero (MultiplyStats::bytes_counted). Trident and SUMMA count theirs for free",
+          Teuchos::rcp(new Teuchos::BoolParameterEntryValidator()));
   pl->set("trident: lookahead", 2, "rounds of tiles in flight ahead of the multiply (>= 1)",
           rcp(new Teuchos::EnhancedNumberValidator<int>(1, 1 << 20)));
   return pl;
 }
 
 MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList>& params, MPI_Comm comm) {
+  CollectiveCheck check;
+  MultiplyOptions o = parse(params, check);
+  check.run(comm);
+  o.requireAgreement(check);
+  return o;
+}
+
+MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList>& params, CollectiveCheck& check) {
   MultiplyOptions o;
   o.tpetra_params = Teuchos::rcp(new Teuchos::ParameterList("Tpetra"));
   std::string error;
@@ -108,6 +121,7 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
       o.seed = num("trident: permute seed", 12345);
       o.local_kernel = str("trident: local kernel", "gustavson");
       o.lookahead = num("trident: lookahead", 2);
+      o.count_bytes = params->isParameter("trident: count bytes") ? params->get<bool>("trident: count bytes") : true;
       const std::string g = str("trident: grid", "auto");
       o.grid = g == "square" ? GridChoice::Square : g == "rows" ? GridChoice::Rows : GridChoice::Auto;
       o.fetch = str("trident: fetch", "needed") == "whole" ? Fetch::Whole : Fetch::Needed;
@@ -115,7 +129,7 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
       o.slices = sl == "balanced" ? SliceChoice::Balanced : sl == "owners" ? SliceChoice::Owners : SliceChoice::Auto;
     }
   }
-  throwIfAnyRank(comm, !error.empty(), error);
+  check.failIf(!error.empty(), error);
   // As Tpetra's Multiply: C's global constants are computed unless the caller says otherwise.
   if (!o.tpetra_params->isParameter("compute global constants")) o.tpetra_params->set("compute global constants", true);
   // Every rank must agree, or the ranks would disagree about the grid and deadlock.
@@ -124,23 +138,25 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
   for (std::size_t t = 0; t < names.size(); ++t)
     if (names[t] == o.local_kernel) kernel = static_cast<int>(t);
   const long long v[] = {o.ranks_per_group, o.lookahead, static_cast<int>(o.algorithm), o.permute ? 1 : 0, o.seed,
-                         kernel, static_cast<int>(o.grid), static_cast<int>(o.fetch), static_cast<int>(o.slices)};
-  constexpr int nv = sizeof(v) / sizeof(v[0]);
-  long long both[2 * nv];  // min of v and of -v: one reduction gives min and max
-  for (int t = 0; t < nv; ++t) {
-    both[t] = v[t];
-    both[nv + t] = -v[t];
+                         kernel, static_cast<int>(o.grid), static_cast<int>(o.fetch), static_cast<int>(o.slices), o.count_bytes ? 1 : 0};
+  o.slots_ = sizeof(v) / sizeof(v[0]);
+  for (std::size_t t = 0; t < o.slots_; ++t) {
+    const std::size_t slot = check.contribute(v[t]);
+    if (t == 0) o.first_slot_ = slot;
   }
-  MPI_Allreduce(MPI_IN_PLACE, both, 2 * nv, MPI_LONG_LONG, MPI_MIN, comm);
-  bool same = true;
-  for (int t = 0; t < nv; ++t) same = same && both[t] == -both[nv + t];
-  throwIfAnyRank(comm, !same, "the \"trident: ...\" parameters must be the same on every rank");
 #ifdef TRIDENT_HAVE_CUDA
   // The GPU kernel: refused on every rank, before any tile moves, where some rank has no GPU.
-  throwIfAnyRank(comm, o.local_kernel == "cusparse" && cudaDeviceCount() == 0,
-                 "\"trident: local kernel\" = \"cusparse\", but no CUDA device is visible on some rank");
+  check.failIf(o.local_kernel == "cusparse" && cudaDeviceCount() == 0,
+               "\"trident: local kernel\" = \"cusparse\", but no CUDA device is visible on some rank");
 #endif
   return o;
+}
+
+void MultiplyOptions::requireAgreement(const CollectiveCheck& check) const {
+  bool same = true;
+  for (std::size_t t = 0; t < slots_; ++t) same = same && check.same(first_slot_ + t);
+  // The reduced values are the same on every rank, and so is this verdict.
+  requireAll(same, "Trident: the \"trident: ...\" parameters must be the same on every rank");
 }
 
 }  // namespace MatrixMatrix

@@ -2,8 +2,12 @@
 // The "trident: ..." parameters of Multiply and MultiplyPlan as typed values: one list of valid
 // keys (getValidParameters), one parser, every rank agreeing or every rank throwing.
 #include <mpi.h>
+
+#include <cstddef>
 #include <string>
 #include <Teuchos_ParameterList.hpp>
+
+#include <trident/core/Errors.hpp>
 
 namespace Trident {
 namespace MatrixMatrix {
@@ -23,15 +27,25 @@ struct MultiplyOptions {
   int lookahead = 2;
   GridChoice grid = GridChoice::Auto;
   Fetch fetch = Fetch::Needed;
-  // Balanced by default: the owners' cuts saved nothing measurable on one machine and the planner
-  // ("trident: algorithm" = "auto", trident-plan) models balanced slices.
-  SliceChoice slices = SliceChoice::Balanced;
+  // Owner slices where they cost little imbalance (see ownerCuts in Trident_MultiplyPlan.cpp).
+  SliceChoice slices = SliceChoice::Auto;
+  // Count Tpetra's import bytes and multiply-adds when Tpetra's Multiply runs (one more import).
+  bool count_bytes = true;
   // Everything that is not "trident: ...", passed to Tpetra (fillComplete, Tpetra's Multiply).
   Teuchos::RCP<Teuchos::ParameterList> tpetra_params;
 
   // Collective over comm: an unknown key, a bad value or parameters that differ between ranks
   // throw InvalidInput on every rank.
   static MultiplyOptions parse(const Teuchos::RCP<Teuchos::ParameterList>& params, MPI_Comm comm);
+  // The same in two halves, so that the caller's other checks share the one collective: parse
+  // records a bad key or value as this rank's failure in check and contributes the values every
+  // rank must hold alike; after check.run(comm), requireAgreement throws on every rank if they differ.
+  static MultiplyOptions parse(const Teuchos::RCP<Teuchos::ParameterList>& params, CollectiveCheck& check);
+  void requireAgreement(const CollectiveCheck& check) const;
+
+ private:
+  std::size_t first_slot_ = 0, slots_ = 0;  // this parse's values in the CollectiveCheck
+ public:
 };
 
 std::string toString(Algorithm a);

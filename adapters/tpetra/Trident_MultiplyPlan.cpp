@@ -6,8 +6,10 @@
 #include <Tpetra_RowMatrixTransposer.hpp>
 #include <Tpetra_Vector.hpp>
 #include <algorithm>
+#include <optional>
 
 #include "Trident_AutoAlgorithm.hpp"
+#include "Trident_MapSameness.hpp"
 #include "Trident_MultiplyOptions.hpp"
 #include "Trident_ProductCounts.hpp"
 #include "Trident_ResultAssembly.hpp"
@@ -32,10 +34,16 @@ using tpetra::RowLengthsAtColumns;
 
 namespace {
 
-// Everything that can be wrong with the operands, checked on every rank before any tile moves.
-void validateOperands(const crs_matrix_type& A, bool tA, const crs_matrix_type& B, bool tB, MPI_Comm comm) {
-  throwIfAnyRank(comm, !A.isFillComplete(), "A is not fill-complete; call A.fillComplete() first");
-  throwIfAnyRank(comm, !B.isFillComplete(), "B is not fill-complete; call B.fillComplete() first");
+// Everything that can be wrong with the operands: this rank's half, recorded in check, so that
+// all of a call's checks share one collective (CollectiveCheck; each collective costs
+// milliseconds on a loaded machine, which MueLu's small coarse products feel).
+void checkOperands(const crs_matrix_type& A, const crs_matrix_type& B, CollectiveCheck& check) {
+  check.failIf(!A.isFillComplete(), "A is not fill-complete; call A.fillComplete() first");
+  check.failIf(!B.isFillComplete(), "B is not fill-complete; call B.fillComplete() first");
+}
+
+// After the collective (both fill-complete on every rank): the sizes, the same on every rank.
+void requireInnerDimensions(const crs_matrix_type& A, bool tA, const crs_matrix_type& B, bool tB) {
   const auto Adom = tA ? A.getRangeMap() : A.getDomainMap();
   const auto Aran = tA ? A.getDomainMap() : A.getRangeMap();
   const auto Bran = tB ? B.getDomainMap() : B.getRangeMap();
@@ -46,13 +54,15 @@ void validateOperands(const crs_matrix_type& A, bool tA, const crs_matrix_type& 
                           std::to_string(k) + " but op(B) is " + std::to_string(k2) + " x " + std::to_string(n));
 }
 
-void validateResult(const crs_matrix_type& A, bool tA, const crs_matrix_type& C, MPI_Comm comm) {
+// C's half of the checks (asked only once A is known to be fill-complete here).
+void checkResult(const crs_matrix_type& A, bool tA, const crs_matrix_type& C, CollectiveCheck& check) {
+  if (!A.isFillComplete()) return;  // reported as A's failure
   const auto opArow = tA ? A.getDomainMap() : A.getRowMap();
-  requireAll(C.getRowMap()->isSameAs(*opArow),
-             "Trident: C must be constructed on op(A)'s row map (A's row map, or A's domain map when transposed)");
-  throwIfAnyRank(comm, !C.isFillComplete() && C.getNodeNumEntries() > 0,
-                 "C is neither empty nor fill-complete; pass an empty C, or a fill-complete C whose pattern "
-                 "holds the product");
+  check.failIf(!tpetra::locallySame(*C.getRowMap(), *opArow),
+               "C must be constructed on op(A)'s row map (A's row map, or A's domain map when transposed)");
+  check.failIf(!C.isFillComplete() && C.getNodeNumEntries() > 0,
+               "C is neither empty nor fill-complete; pass an empty C, or a fill-complete C whose pattern "
+               "holds the product");
 }
 
 // A 64-bit fingerprint of what a plan depends on: row and column map GIDs, the local graph and,
@@ -85,27 +95,19 @@ Teuchos::RCP<const crs_matrix_type> transposeOf(const crs_matrix_type& M) {
 // Bytes Tpetra's own Multiply moves: the import of the remote B rows that A's columns need,
 // packed with global column, owning PID and value per entry (20 B) plus a row header (8 B), as
 // Tpetra's MMM import packs them. Split into Gi/Li by the groups of source and destination.
-void tpetraImportBytes(const crs_matrix_type& A, const crs_matrix_type& B, const Topology& topo, MultiplyStats& st) {
-  const RowLengthsAtColumns rl = rowLengthsAtColumns(A, B);
+// No collective beyond the import of row lengths: the owners of the received rows come from the
+// Import's receive lists, the bytes sent from its export lists.
+void tpetraImportBytes(const crs_matrix_type& A, const crs_matrix_type& B, const Topology& topo,
+                       std::optional<bool> a_import_serves, MultiplyStats& st) {
+  const RowLengthsAtColumns rl = rowLengthsAtColumns(A, B, a_import_serves);
   for (std::int64_t w : multiplyAddsPerRow(A, rl.len)) st.local_flops += static_cast<std::uint64_t>(w);
-  auto target = A.getColMap();
-  auto source = B.getRowMap();
-  auto lids = rl.importer->getRemoteLIDs();
-  Teuchos::Array<GO> remoteGids(lids.size());
-  for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) remoteGids[t] = target->getGlobalElement(lids[t]);
-  Teuchos::Array<int> pids(lids.size());
-  Teuchos::Array<LO> srcLids(lids.size());
-  source->getRemoteIndexList(remoteGids(), pids(), srcLids());
-  std::vector<std::uint64_t> sent_to(topo.P(), 0);
-  for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) {
-    const std::uint64_t bytes = 8 + 20 * static_cast<std::uint64_t>(rl.len[lids[t]]);
-    (topo.same_group(topo.rank(), pids[t]) ? st.li_bytes_recv : st.gi_bytes_recv) += bytes;
-    sent_to[pids[t]] += bytes;
-  }
-  // What I receive from p is what p sends me: one Alltoall turns receipts into sends.
-  std::vector<std::uint64_t> sent_by_me(topo.P(), 0);
-  MPI_Alltoall(sent_to.data(), 1, MPI_UINT64_T, sent_by_me.data(), 1, MPI_UINT64_T, topo.world());
-  for (int p = 0; p < topo.P(); ++p) (topo.same_group(topo.rank(), p) ? st.li_bytes_sent : st.gi_bytes_sent) += sent_by_me[p];
+  tpetra::ImportBytes bytes;
+  tpetra::addImportBytesReceived(*rl.importer, rl.len, topo, bytes);
+  tpetra::addImportBytesSent(*rl.importer, B, topo, bytes);
+  st.gi_bytes_recv += bytes.gi_recv;
+  st.li_bytes_recv += bytes.li_recv;
+  st.gi_bytes_sent += bytes.gi_sent;
+  st.li_bytes_sent += bytes.li_sent;
 }
 
 // "trident: grid" = "auto": estimates, in entries, what crosses Gi with each grid and picks the
@@ -222,8 +224,9 @@ struct MultiplyPlan::Impl {
   int executions = 0, reused = 0;
   MultiplyStats stats;
   MultiplyStats tpetraCounts;  // "tpetra": its import's bytes and multiply-adds (patterns only)
-  bool tpetraCounted = false;  // "auto" chose Tpetra and counted them already (sent: from tpetraBytesFrom)
-  std::vector<std::uint64_t> tpetraBytesFrom;
+  bool tpetraCounted = false;  // "auto" chose Tpetra and counted them already
+  std::optional<bool> aImportServes;  // known when op(A) = A and op(B) = B (Trident_MapSameness.hpp)
+  const crs_matrix_type* checkedC = nullptr;  // checked with the operands: its first execute skips it
   PhaseTimes setup;  // the plan's own cost, reported with the first execute
 
   // Position space.
@@ -258,23 +261,44 @@ struct MultiplyPlan::Impl {
 };
 
 MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
-                           const Teuchos::RCP<Teuchos::ParameterList>& params, bool keep_for_reuse)
+                           const Teuchos::RCP<Teuchos::ParameterList>& params, bool keep_for_reuse,
+                           const crs_matrix_type* first_C)
     : impl_(std::make_unique<Impl>()) {
   Impl& p = *impl_;
   p.keep = keep_for_reuse;
   p.state.keep_pattern = keep_for_reuse;
   const double t0 = MPI_Wtime();
   p.world = tpetra::rawComm(A.getComm());
-  p.opt = MultiplyOptions::parse(params, p.world);
-  validateOperands(A, transposeA, B, transposeB, p.world);
+  // One collective for every check of the call (parameters, operands, the first C, what "auto"
+  // reads) and for the questions whose answers must agree across ranks.
+  CollectiveCheck check;
+  p.opt = MultiplyOptions::parse(params, check);
+  checkOperands(A, B, check);
+  if (first_C) checkResult(A, transposeA, *first_C, check);
+  const bool plain = !transposeA && !transposeB && A.isFillComplete() && B.isFillComplete();
+  const std::size_t servesSlot = check.contribute(plain && tpetra::aImportServesLocally(A, B) ? 1 : 0);
+  AutoInputs autoIn;
+  const bool chooses = p.opt.algorithm == Algorithm::Auto;
+  if (chooses) autoIn = AutoInputs::gather(A, transposeA, B, transposeB, check);
+  check.run(p.world);
+  p.opt.requireAgreement(check);
+  requireInnerDimensions(A, transposeA, B, transposeB);
+  if (plain) p.aImportServes = check.min(servesSlot) == 1;
+  p.checkedC = first_C;
   p.tA = transposeA;
   p.tB = transposeB;
-  if (p.keep) p.rememberPatterns(A, B);
+  if (p.keep) {
+    Teuchos::TimeMonitor fingerprintTimer(*phaseTimer("Trident: plan: pattern fingerprints"));
+    p.rememberPatterns(A, B);
+  }
   p.topo = cachedTopology(p.world, p.opt.ranks_per_group);
   const Topology& topo = *p.topo;
-  if (p.opt.algorithm == Algorithm::Auto)
-    p.opt.algorithm = chooseAlgorithm(A, transposeA, B, transposeB, topo, p.opt, p.stats, &p.tpetraCounts,
-                                      &p.tpetraCounted, &p.tpetraBytesFrom);
+  if (chooses) {
+    autoIn.agree(check);
+    autoIn.a_import_serves = p.aImportServes;
+    p.opt.algorithm = chooseAlgorithm(A, transposeA, B, transposeB, topo, autoIn, p.stats, &p.tpetraCounts,
+                                      &p.tpetraCounted);
+  }
   p.stats.algorithm = toString(p.opt.algorithm);
   p.stats.P = topo.P();
   p.stats.ranks_per_group = topo.ranks_per_group();
@@ -322,7 +346,8 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   // With one slice per tile (SUMMA, or lambda = 1) nothing is balanced: skip the import.
   const bool balanced = !p.summa && (topo.ranks_per_group() > 1 || p.opt.slices != SliceChoice::Balanced);
   const std::vector<std::int64_t> rowWork =
-      balanced ? multiplyAddsPerRow(*Ap, rowLengthsAtColumns(*Ap, *Bp).len) : std::vector<std::int64_t>(p.aRow.size(), 0);
+      balanced ? multiplyAddsPerRow(*Ap, rowLengthsAtColumns(*Ap, *Bp, p.aImportServes).len)
+               : std::vector<std::int64_t>(p.aRow.size(), 0);
   std::vector<std::int64_t> aw(p.aRow.size()), bw(p.bRow.size()), ap(p.aRow.size()), bp(p.bRow.size());
   for (std::size_t r = 0; r < p.aRow.size(); ++r) {
     ap[r] = p.prow(p.aRow[r]);
@@ -383,15 +408,20 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   requireAll(p.keep || p.executions == 0,
              "Trident: a MultiplyPlan built with keep_for_reuse = false runs once; build it with true to execute again");
   const bool oneShot = !p.keep && p.executions == 0;
-  if (!oneShot) validateOperands(A, p.tA, B, p.tB, p.world);
-  validateResult(A, p.tA, C, p.world);
-  if (!oneShot) {
-    const bool samePattern =
-        patternFingerprint(A, !p.tA) == p.fingerprintA && patternFingerprint(B, false) == p.fingerprintB;
-    throwIfAnyRank(p.world, !samePattern,
-                   "Trident: the pattern (maps, stored entries, or A's stored zeros) of A or B differs from the one "
+  // The checks of this execute, in one collective: none at all when the plan checked them (a
+  // one-shot plan runs on the operands it was just built from, with the C it was shown).
+  const bool cChecked = p.executions == 0 && &C == p.checkedC;
+  if (!oneShot || !cChecked) {
+    CollectiveCheck check;
+    if (!oneShot) checkOperands(A, B, check);
+    if (!cChecked) checkResult(A, p.tA, C, check);
+    if (!oneShot && !check.failedHere())
+      check.failIf(patternFingerprint(A, !p.tA) != p.fingerprintA || patternFingerprint(B, false) != p.fingerprintB,
+                   "the pattern (maps, stored entries, or A's stored zeros) of A or B differs from the one "
                    "the MultiplyPlan was built for; build a new plan");
+    check.run(p.world);
   }
+  p.checkedC = nullptr;
 
   if (p.opt.algorithm == Algorithm::Tpetra) {
     // Into a fill-complete C (a kept plan's product) Tpetra reuses C's graph: values only.
@@ -403,17 +433,14 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     stats.times.total = MPI_Wtime() - t_start + (p.executions == 0 && stats.auto_chosen ? p.setup.total : 0.0);
     // Accounting after the timed part, so that it does not count against Tpetra; it depends on
     // the patterns only, so a kept plan counts once.
-    if (p.executions == 0 && p.tpetraCounted) {
-      std::vector<std::uint64_t> sentBy(static_cast<std::size_t>(topo.P()), 0);
-      MPI_Alltoall(p.tpetraBytesFrom.data(), 1, MPI_UINT64_T, sentBy.data(), 1, MPI_UINT64_T, topo.world());
-      for (int q = 0; q < topo.P(); ++q)
-        (topo.same_group(topo.rank(), q) ? p.tpetraCounts.li_bytes_sent : p.tpetraCounts.gi_bytes_sent) += sentBy[q];
-    }
-    if (p.executions == 0 && !p.tpetraCounted) {
+    if (p.executions == 0 && !p.tpetraCounted && p.opt.count_bytes) {
       auto Ap = p.tA ? transposeOf(A) : Teuchos::rcpFromRef(A);
       auto Bp = p.tB ? transposeOf(B) : Teuchos::rcpFromRef(B);
-      tpetraImportBytes(*Ap, *Bp, topo, p.tpetraCounts);
+      Teuchos::TimeMonitor accountTimer(*phaseTimer("Trident: Tpetra's import bytes"));
+      runOrAbort(p.world, "Tpetra's byte accounting",
+                 [&] { tpetraImportBytes(*Ap, *Bp, topo, p.aImportServes, p.tpetraCounts); });
     }
+    stats.bytes_counted = p.tpetraCounted || p.opt.count_bytes;
     stats.gi_bytes_sent = p.tpetraCounts.gi_bytes_sent;
     stats.gi_bytes_recv = p.tpetraCounts.gi_bytes_recv;
     stats.li_bytes_sent = p.tpetraCounts.li_bytes_sent;

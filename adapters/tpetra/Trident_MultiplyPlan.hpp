@@ -33,8 +33,11 @@ class MultiplyPlan {
   // (what Multiply does): it records neither the patterns nor C's block pattern and placement,
   // and its execute reuses the conversion of the operands done here, so it must be given the
   // same A and B, unchanged.
+  // first_C (optional): the matrix the first execute will write, checked here with the operands in
+  // the same collective (so that execute need not check it again); it must not change meanwhile.
   MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
-               const Teuchos::RCP<Teuchos::ParameterList>& params = Teuchos::null, bool keep_for_reuse = true);
+               const Teuchos::RCP<Teuchos::ParameterList>& params = Teuchos::null, bool keep_for_reuse = true,
+               const crs_matrix_type* first_C = nullptr);
   ~MultiplyPlan();
   MultiplyPlan(const MultiplyPlan&) = delete;
   MultiplyPlan& operator=(const MultiplyPlan&) = delete;

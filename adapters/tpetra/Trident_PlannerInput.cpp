@@ -7,6 +7,7 @@
 #include <Tpetra_MultiVector.hpp>
 #include <algorithm>
 
+#include "Trident_MapSameness.hpp"
 #include "Trident_ProductCounts.hpp"
 #include <trident/stats/PhaseTimer.hpp>
 #include "Trident_TpetraComm.hpp"
@@ -139,16 +140,16 @@ struct AtColumns {
   Teuchos::RCP<Tpetra::MultiVector<double, LO, GO, Node>> values;  // 1 + K columns
 };
 
-AtColumns importAtColumns(const crs_matrix_type& A, const crs_matrix_type& B) {
+AtColumns importAtColumns(const crs_matrix_type& A, const crs_matrix_type& B, std::optional<bool> a_import_serves) {
   using mv_t = Tpetra::MultiVector<double, LO, GO, Node>;
   AtColumns out;
-  auto aImport = A.getGraph()->getImporter();
-  if (!aImport.is_null() && aImport->getSourceMap()->isSameAs(*B.getRowMap()))
-    out.importer = aImport;  // as rowLengthsAtColumns: B's rows follow A's domain
+  if (aImportServes(A, B, a_import_serves))
+    out.importer = A.getGraph()->getImporter();  // as rowLengthsAtColumns: B's rows follow A's domain
   else
     out.importer = Teuchos::rcp(new Tpetra::Import<LO, GO, Node>(B.getRowMap(), A.getColMap()));
   mv_t rows(B.getRowMap(), 1 + kSketch);
   {
+    Teuchos::TimeMonitor sketchTimer(*phaseTimer("Trident: auto: sketch B's rows"));
     auto bl = B.getLocalMatrixHost();
     auto bcols = B.getColMap();
     std::vector<double> colHash(bcols->getNodeNumElements());
@@ -207,10 +208,10 @@ double estimatedProductEntries(const crs_matrix_type& A, const AtColumns& at, co
 }  // namespace
 
 planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type& B, const Topology& topo,
-                                 std::vector<std::uint64_t>* bytes_from, bool use_directory) {
+                                 ImportBytes* bytes, bool use_directory, std::optional<bool> a_import_serves) {
   planner::LocalCounts c;
   auto importTimer = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: auto: import lengths and sketches")));
-  const AtColumns rl = importAtColumns(A, B);
+  const AtColumns rl = importAtColumns(A, B, a_import_serves);
   importTimer = Teuchos::null;
   c.a_rows = static_cast<double>(A.getNodeNumRows());
   c.a_entries = static_cast<double>(A.getNodeNumEntries());
@@ -220,7 +221,10 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
     c.flops += static_cast<double>(w);
     c.max_row_flops = std::max(c.max_row_flops, static_cast<double>(w));
   }
-  c.c_entries = estimatedProductEntries(A, rl, work);
+  {
+    Teuchos::TimeMonitor estimateTimer(*phaseTimer("Trident: auto: estimate C's entries"));
+    c.c_entries = estimatedProductEntries(A, rl, work);
+  }
   // Tpetra's Multiply imports the B rows at A's remote columns: 8 B per row, 20 B per entry, as
   // the drop-in accounts them. The Import's receive buffer holds the remote columns in order, in
   // blocks of lengthsFrom[i] from procsFrom[i] (how doImport unpacks them), so the owners are
@@ -250,18 +254,56 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
       owner.assign(static_cast<std::size_t>(lids.size()), topo.rank());  // placeholder, recounted
     }
   }
-  if (bytes_from) bytes_from->assign(static_cast<std::size_t>(topo.P()), 0);
   std::vector<int> sources;
   for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) {
-    const double bytes = 8.0 + 20.0 * rl.len[lids[t]];
-    (topo.same_group(topo.rank(), owner[t]) ? c.tpetra_li_bytes : c.tpetra_gi_bytes) += bytes;
-    if (bytes_from) (*bytes_from)[owner[t]] += static_cast<std::uint64_t>(bytes);
+    const double b = 8.0 + 20.0 * rl.len[lids[t]];
+    (topo.same_group(topo.rank(), owner[t]) ? c.tpetra_li_bytes : c.tpetra_gi_bytes) += b;
     sources.push_back(owner[t]);
+  }
+  if (bytes) {
+    *bytes = ImportBytes();
+    bytes->gi_recv = static_cast<std::uint64_t>(c.tpetra_gi_bytes);
+    bytes->li_recv = static_cast<std::uint64_t>(c.tpetra_li_bytes);
+    addImportBytesSent(*rl.importer, B, topo, *bytes);
   }
   std::sort(sources.begin(), sources.end());
   sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
   for (int s : sources) (topo.same_group(topo.rank(), s) ? c.tpetra_li_msgs : c.tpetra_gi_msgs) += 1.0;
   return c;
+}
+
+LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_type& B) {
+  LocalBoundInputs in;
+  if (!A.isFillComplete() || !B.isFillComplete() || !locallySame(*A.getDomainMap(), *B.getRowMap())) return in;
+  in.ok = true;
+  in.a_entries = static_cast<long long>(A.getNodeNumEntries());
+  in.b_entries = static_cast<long long>(B.getNodeNumEntries());
+  const auto bl = B.getLocalMatrixHost();
+  auto bLen = [&bl](LO r) { return static_cast<long long>(bl.graph.row_map(r + 1) - bl.graph.row_map(r)); };
+  for (LO r = 0; r < static_cast<LO>(B.getNodeNumRows()); ++r) in.b_max_row = std::max(in.b_max_row, bLen(r));
+  // B's row length at each of A's local columns; -1: the row lives on another rank. Without an
+  // Import A's column map is its domain map, so column c is B's local row c.
+  std::vector<long long> lenAt(A.getColMap()->getNodeNumElements(), -1);
+  const auto imp = A.getGraph()->getImporter();
+  if (imp.is_null()) {
+    for (std::size_t c = 0; c < lenAt.size(); ++c) lenAt[c] = bLen(static_cast<LO>(c));
+  } else {
+    for (std::size_t c = 0; c < imp->getNumSameIDs(); ++c) lenAt[c] = bLen(static_cast<LO>(c));
+    const auto to = imp->getPermuteToLIDs(), from = imp->getPermuteFromLIDs();
+    for (std::size_t t = 0; t < static_cast<std::size_t>(to.size()); ++t) lenAt[to[t]] = bLen(from[t]);
+    in.remote_columns = static_cast<long long>(imp->getNumRemoteIDs());
+    in.sources = static_cast<long long>(imp->getDistributor().getNumReceives());
+  }
+  const auto al = A.getLocalMatrixHost();
+  for (std::size_t q = 0; q < al.graph.entries.extent(0); ++q) {
+    if (al.values(q) == 0.0) continue;
+    const long long len = lenAt[al.graph.entries(q)];
+    if (len >= 0)
+      in.flops_known += len;
+    else
+      ++in.a_remote_entries;
+  }
+  return in;
 }
 
 planner::LocalCounts localCountsTransposedA(const crs_matrix_type& A, const crs_matrix_type& B) {

@@ -2,6 +2,9 @@
 // The planner's input from Tpetra matrices: the global sparsity pattern, by global IDs.
 #include <mpi.h>
 
+#include <optional>
+
+#include "Trident_ProductCounts.hpp"
 #include "Trident_TpetraTypes.hpp"
 #include <trident/grid/Topology.hpp>
 #include <trident/planner/Estimate.hpp>
@@ -24,13 +27,15 @@ planner::Pattern gatherPattern(const crs_matrix_type& M, bool skip_zeros, int ro
 // through A's own Import when B's rows are distributed as A's domain): this rank's counts for "auto"'s
 // estimate, from its rows of A (op(A)) and B (op(B)) only. Stored zeros of A are skipped, as
 // the kernels skip them.
-// bytes_from (optional): the import's bytes from each rank (size P), for Tpetra's accounting.
+// bytes (optional): Tpetra's import bytes by link, received and sent, for Tpetra's accounting.
+// a_import_serves: whether A's own Import serves (Trident_MapSameness.hpp), when the caller knows.
 // One import brings B's row lengths and row sketches onto A's columns (planner/Estimate.hpp).
 // The owners of the imported rows come from the Import's receive lists; if a rank cannot read
 // them it sets layout_unknown, and every rank must then call again with use_directory (a
 // collective look-up).
 planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type& B, const Topology& topo,
-                                 std::vector<std::uint64_t>* bytes_from = nullptr, bool use_directory = false);
+                                 ImportBytes* bytes = nullptr, bool use_directory = false,
+                                 std::optional<bool> a_import_serves = std::nullopt);
 
 // The same for op(A) = A^T when A's and B's rows are distributed alike (R = P^T in P^T*(A*P)),
 // without forming A^T: the multiply-adds of A^T*B are sum over k of nnz(A(k,:)) * nnz(B(k,:)),
@@ -38,6 +43,23 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
 // the average (flops, entries) and no import (Tpetra's product with a transposed A imports the
 // transpose's rows; not counted). Not collective.
 planner::LocalCounts localCountsTransposedA(const crs_matrix_type& A, const crs_matrix_type& B);
+
+// What a rank knows of A*B (no transposes) without any communication, when B's rows are laid out
+// as A's domain here (ok): the multiply-adds of A's entries at columns it owns (exact; stored
+// zeros skipped, as in localCounts) and, for the columns whose B rows live elsewhere, how many
+// there are and how many of A's entries meet them. "auto" bounds Tpetra's time from above and the
+// 2D algorithms' from below with these (chooseAlgorithm), which settles FE-like products, whose
+// remote columns are few, without the import that counting costs.
+struct LocalBoundInputs {
+  bool ok = false;
+  long long flops_known = 0;       // multiply-adds at owned columns
+  long long a_remote_entries = 0;  // entries of A at remote columns (each meets <= max row of B)
+  long long remote_columns = 0;    // B rows Tpetra's import would bring
+  long long b_max_row = 0;         // longest local row of B
+  long long a_entries = 0, b_entries = 0;
+  long long sources = 0;           // ranks Tpetra's import receives from
+};
+LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_type& B);
 
 }  // namespace tpetra
 }  // namespace Trident

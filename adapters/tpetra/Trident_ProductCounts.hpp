@@ -4,10 +4,12 @@
 // Trident's slices by work, to count Tpetra's import volume, by MCL to bound a product's size
 // and by trident-bench.
 #include <cstdint>
+#include <optional>
 #include <vector>
 #include <Tpetra_Import.hpp>
 
 #include "Trident_TpetraTypes.hpp"
+#include <trident/grid/Topology.hpp>
 
 namespace Trident {
 namespace tpetra {
@@ -18,12 +20,33 @@ struct RowLengthsAtColumns {
 };
 
 // Collective. B's rows must be the global IDs of A's columns' map (A*B defined).
-RowLengthsAtColumns rowLengthsAtColumns(const crs_matrix_type& A, const crs_matrix_type& B);
+// a_import_serves: whether A's own Import serves (Trident_MapSameness.hpp), when the caller knows.
+RowLengthsAtColumns rowLengthsAtColumns(const crs_matrix_type& A, const crs_matrix_type& B,
+                                        std::optional<bool> a_import_serves = std::nullopt);
 
 // Multiply-adds of every local row of A*B: each entry A(i,k) meets the nnz(B(k,:)) entries of row
 // k. skip_zeros: A's stored zeros are skipped, as Tpetra's kernel does.
 std::vector<std::int64_t> multiplyAddsPerRow(const crs_matrix_type& A, const std::vector<double>& len,
                                              bool skip_zeros = true);
+
+// What Tpetra's own Multiply imports: the remote B rows at A's columns, packed with global
+// column, owning PID and value per entry (20 B) plus a row header (8 B), as Tpetra's MMM import
+// packs them; by link (same group or not), received and sent.
+struct ImportBytes {
+  std::uint64_t gi_recv = 0, li_recv = 0, gi_sent = 0, li_sent = 0;
+};
+
+// The received half: the Import's receive buffer holds the remote columns in blocks of
+// lengthsFrom[i] from procsFrom[i] (what doImport unpacks), so the owners are known without a
+// directory look-up. len: B's row lengths at A's columns. Local; a receive layout other than that
+// (Tpetra's Import guarantees it) is a std::logic_error.
+void addImportBytesReceived(const Tpetra::Import<LO, GO, Node>& importer, const std::vector<double>& len,
+                            const Topology& topo, ImportBytes& bytes);
+
+// The sent half, from the Import's export lists (the rows of B this rank sends and to whom):
+// local, no collective. importer: B's row map (or a map locally the same) -> A's column map.
+void addImportBytesSent(const Tpetra::Import<LO, GO, Node>& importer, const crs_matrix_type& B, const Topology& topo,
+                        ImportBytes& bytes);
 
 }  // namespace tpetra
 }  // namespace Trident

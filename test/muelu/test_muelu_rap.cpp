@@ -210,6 +210,7 @@ void hierarchyCase(const std::string& name, const RCP<crs_matrix_type>& A, const
     ParameterList tp(params);
     if (!coords.is_null()) tp.sublist("user data").set("Coordinates", coords);
     tp.set("trident: ranks per group", lambda);
+    tp.set("trident: count bytes", true);  // the Gi bytes are checked below
     muelu::resetRAPStats();
     RCP<muelu::muelu_tpetra_operator_type> tridentOp;
     std::string err;

@@ -33,6 +33,9 @@ struct MultiplyStats {
   std::uint64_t nnz_c_local = 0;  // entries of C this rank produced before redistribution out
   bool reused_plan = false;       // a kept MultiplyPlan wrote C's values in place (no symbolic work)
   bool owner_slices = false;      // Trident's slices are the 1D owners' rows ("trident: slices")
+  // false: Tpetra's Multiply ran with "trident: count bytes" = false; its bytes and multiply-adds
+  // above were not counted (zero).
+  bool bytes_counted = true;
   // "trident: algorithm" = "auto": the planner chose `algorithm`; its predicted time (max over
   // ranks, s) and this rank's predicted Gi/Li bytes received, beside the measured ones above.
   bool auto_chosen = false;
