@@ -256,6 +256,34 @@ void testRunOrAbortPassThrough() {
         "runOrAbort lets InvalidInput (thrown on every rank) through");
 }
 
+// ---- CollectiveCheck: many checks, one collective ------------------------------------------------
+
+void testCollectiveCheck() {
+  {
+    CollectiveCheck c;
+    const std::size_t a = c.contribute(gRank), b = c.contribute(7);
+    c.failIf(false, "never");
+    c.run(MPI_COMM_WORLD);
+    check(c.min(a) == 0 && c.max(a) == gSize - 1 && c.same(b) && !c.same(a) == (gSize > 1),
+          "CollectiveCheck: min and max of contributed values over the ranks");
+  }
+  std::string msg;
+  try {
+    CollectiveCheck c;
+    c.contribute(gRank);
+    c.failIf(gRank >= gSize - 2, "rank-local failure " + std::to_string(gRank));
+    c.failIf(gRank >= gSize - 2, "second failure of the same rank (not reported)");
+    c.run(MPI_COMM_WORLD);
+  } catch (const InvalidInput& e) {
+    msg = e.what();
+  }
+  const int first = std::max(0, gSize - 2);
+  // Every rank must see the same message: that of the lowest failing rank, its first failure.
+  check(msg.find("rank-local failure " + std::to_string(first)) != std::string::npos &&
+            msg.find("second failure") == std::string::npos,
+        "CollectiveCheck: every rank throws the lowest failing rank's first message (" + msg + ")");
+}
+
 int abortMode(const std::string& mode) {
   if (gRank == 0) std::printf("test_robust: abort mode '%s' on %d ranks: the job must abort\n", mode.c_str(), gSize);
   std::fflush(stdout);
@@ -307,6 +335,7 @@ int main(int argc, char** argv) {
     }
 
   testRunOrAbortPassThrough();
+  testCollectiveCheck();
   if (gSize != 4) {
     if (gRank == 0) std::printf("test_robust: run it on 4 ranks\n");
     MPI_Finalize();
