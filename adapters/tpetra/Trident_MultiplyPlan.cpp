@@ -65,26 +65,61 @@ void checkResult(const crs_matrix_type& A, bool tA, const crs_matrix_type& C, Co
                "holds the product");
 }
 
-// A 64-bit fingerprint of what a plan depends on: row and column map GIDs, the local graph and,
-// for op(A), which stored entries are zero (they are skipped). Compared on every execute.
-std::uint64_t patternFingerprint(const crs_matrix_type& M, bool zeros_matter) {
-  std::uint64_t h = 0x9E3779B97F4A7C15ull;
-  auto mix = [&h](std::uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull + h;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    h = x ^ (x >> 31);
-  };
-  for (GO g : M.getRowMap()->getNodeElementList()) mix(static_cast<std::uint64_t>(g));
-  mix(0xFFFF);
-  for (GO g : M.getColMap()->getNodeElementList()) mix(static_cast<std::uint64_t>(g));
+// What a plan depends on: row and column map GIDs, the local graph and, for op(A), which stored
+// entries are zero (they are skipped). The plan holds the maps and the graph's arrays themselves
+// (Kokkos views and RCPs are shared, so this copies nothing and keeps them alive) and a hash of
+// the zeros' positions. A fill-complete Tpetra matrix whose pattern changes gets new graph
+// arrays, so the same arrays and maps mean the same structure and only the zeros, which live
+// among the values, need a new look (a plain scan); other arrays are compared entry by entry.
+// Hashing the whole pattern instead cost a third of the Tpetra multiply it guarded (MueLu's
+// RAP, perf: 1.08% vs 3.80% of the run).
+struct PatternFingerprint {
+  using graph_type = crs_matrix_type::local_matrix_host_type::StaticCrsGraphType;
+  Teuchos::RCP<const map_type> row_map, col_map;
+  typename graph_type::row_map_type rows;
+  typename graph_type::entries_type entries;
+  std::uint64_t zeros = 0;
+};
+
+std::uint64_t zerosHash(const crs_matrix_type& M) {
+  std::uint64_t h = 0x2545F4914F6CDD1Dull;
   auto local = M.getLocalMatrixHost();
-  for (std::size_t r = 0; r < local.graph.row_map.extent(0); ++r) mix(local.graph.row_map(r));
-  for (std::size_t q = 0; q < local.graph.entries.extent(0); ++q) mix(static_cast<std::uint64_t>(local.graph.entries(q)));
-  if (zeros_matter)
-    for (std::size_t q = 0; q < local.values.extent(0); ++q)
-      if (local.values(q) == 0.0) mix(q);
+  for (std::size_t q = 0; q < local.values.extent(0); ++q)
+    if (local.values(q) == 0.0) {
+      std::uint64_t x = q + 0x9E3779B97F4A7C15ull + h;
+      x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+      x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+      h = x ^ (x >> 31);
+    }
   return h;
+}
+
+PatternFingerprint fingerprintOf(const crs_matrix_type& M, bool zeros_matter) {
+  PatternFingerprint f;
+  auto local = M.getLocalMatrixHost();
+  f.row_map = M.getRowMap();
+  f.col_map = M.getColMap();
+  f.rows = local.graph.row_map;
+  f.entries = local.graph.entries;
+  if (zeros_matter) f.zeros = zerosHash(M);
+  return f;
+}
+
+template <class V>
+bool sameContents(const V& a, const V& b) {
+  if (a.extent(0) != b.extent(0)) return false;
+  return a.data() == b.data() ||
+         std::equal(a.data(), a.data() + a.extent(0), b.data());
+}
+
+// Whether M (fill-complete) still has the pattern f was taken from.
+bool samePattern(const crs_matrix_type& M, bool zeros_matter, const PatternFingerprint& f) {
+  auto local = M.getLocalMatrixHost();
+  const bool sameMaps = (M.getRowMap().get() == f.row_map.get() || tpetra::locallySame(*M.getRowMap(), *f.row_map)) &&
+                        (M.getColMap().get() == f.col_map.get() || tpetra::locallySame(*M.getColMap(), *f.col_map));
+  if (!sameMaps || !sameContents(local.graph.row_map, f.rows) || !sameContents(local.graph.entries, f.entries))
+    return false;
+  return !zeros_matter || zerosHash(M) == f.zeros;
 }
 
 Teuchos::RCP<const crs_matrix_type> transposeOf(const crs_matrix_type& M) {
@@ -219,7 +254,7 @@ struct MultiplyPlan::Impl {
   MPI_Comm world = MPI_COMM_NULL;
   std::shared_ptr<const Topology> topo;
   bool tA = false, tB = false, summa = false;
-  std::uint64_t fingerprintA = 0, fingerprintB = 0;
+  PatternFingerprint fingerprintA, fingerprintB;
   bool keep = true;
   int executions = 0, reused = 0;
   MultiplyStats stats;
@@ -416,7 +451,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     if (!oneShot) checkOperands(A, B, check);
     if (!cChecked) checkResult(A, p.tA, C, check);
     if (!oneShot && !check.failedHere())
-      check.failIf(patternFingerprint(A, !p.tA) != p.fingerprintA || patternFingerprint(B, false) != p.fingerprintB,
+      check.failIf(!samePattern(A, !p.tA, p.fingerprintA) || !samePattern(B, false, p.fingerprintB),
                    "the pattern (maps, stored entries, or A's stored zeros) of A or B differs from the one "
                    "the MultiplyPlan was built for; build a new plan");
     check.run(p.world);
@@ -554,8 +589,8 @@ void MultiplyPlan::Impl::firstTilesOfKeptPlan(const crs_matrix_type& Ap, const c
 }
 
 void MultiplyPlan::Impl::rememberPatterns(const crs_matrix_type& A, const crs_matrix_type& B) {
-  fingerprintA = patternFingerprint(A, !tA);
-  fingerprintB = patternFingerprint(B, false);
+  fingerprintA = fingerprintOf(A, !tA);
+  fingerprintB = fingerprintOf(B, false);
 }
 
 }  // namespace MatrixMatrix

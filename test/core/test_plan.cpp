@@ -162,5 +162,27 @@ int main(int argc, char** argv) {
     tally.check(sameMatrix(gather(*tpetraProduct(*A, false, *B, false)), gather(*C), why),
                 "plan usable after refused executes", why);
   }
+  // The same matrix object, changed in place: the plan holds its graph arrays, so an equal
+  // structure is not hashed again, but a value turned zero must still be seen, and a copy with
+  // the same pattern (other arrays, equal contents) must still be accepted.
+  {
+    auto Aown = Teuchos::rcp(new crs_matrix_type(*A, Teuchos::Copy));
+    Trident::MatrixMatrix::MultiplyPlan plan(*Aown, false, *B, false);
+    auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+    plan.execute(*Aown, *B, *C);
+    auto Acopy = Teuchos::rcp(new crs_matrix_type(*Aown, Teuchos::Copy));
+    plan.execute(*Acopy, *B, *C);
+    std::string why;
+    tally.check(sameMatrix(gather(*tpetraProduct(*A, false, *B, false)), gather(*C), why),
+                "a copy with the same pattern (other arrays) is accepted", why);
+    Aown->resumeFill();
+    {
+      auto local = Aown->getLocalMatrixHost();
+      if (comm->getRank() == comm->getSize() - 1 && local.values.extent(0) > 0) local.values(local.values.extent(0) - 1) = 0.0;
+    }
+    Aown->fillComplete(A->getDomainMap(), A->getRangeMap());
+    expectInvalidInput(tally, "execute after an entry of the same A object became zero", "build a new plan",
+                       [&] { plan.execute(*Aown, *B, *C); });
+  }
   return tally.finish();
 }
