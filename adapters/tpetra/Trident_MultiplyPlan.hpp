@@ -15,7 +15,8 @@
 // A plan is bound to the patterns (and maps) of A and B it was built from: executing it with a
 // different pattern throws Trident::InvalidInput on every rank. The pattern of op(A) is its stored
 // entries minus its stored zeros (Tpetra's Multiply skips those), so an entry of A that becomes
-// 0.0 or stops being 0.0 changes the pattern too.
+// 0.0 or stops being 0.0 changes the pattern too. A kept plan holds A's and B's maps and graph
+// arrays (shared, not copied) to compare later operands with.
 #include <memory>
 #include <string>
 #include <Teuchos_ParameterList.hpp>
