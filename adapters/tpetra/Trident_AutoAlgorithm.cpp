@@ -50,7 +50,7 @@ const LoadedModel& modelFromEnvironment() {
   return cache.emplace(path, m).first->second;
 }
 
-constexpr int kBoundSlots = 9;
+constexpr int kBoundSlots = 11;
 
 long long fingerprintOf(const planner::MachineModel& m) {
   static_assert(std::is_trivially_copyable<planner::MachineModel>::value, "the model is hashed as bytes");
@@ -70,7 +70,7 @@ bool settledForTpetra(const AutoInputs::Bound& b, int P, const planner::MachineM
   planner::Estimate tp;
   tp.algo = "tpetra";
   tp.flops_max = b.flops_max;
-  tp.c_max = b.flops_max;
+  tp.c_max = std::min(b.flops_max, b.c_max);
   tp.entries_max = b.entries_max;
   // All imported bytes over the slower link, every source charged.
   (model.gi_bandwidth <= model.li_bandwidth ? tp.gi_bytes_max : tp.li_bytes_max) = b.import_bytes_max;
@@ -128,7 +128,7 @@ AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const c
   if (!transposeA && !transposeB) b = tpetra::localBoundInputs(A, B);
   const long long v[kBoundSlots] = {b.ok ? 1 : 0,   b.flops_known, b.a_remote_entries, b.remote_columns,
                                     b.b_max_row,    b.a_entries,   b.b_entries,        b.a_entries + b.b_entries,
-                                    b.sources};
+                                    b.sources,      b.max_sent_to_one, b.c_entries_max};
   in.bound_slot = check.contribute(v[0]);
   for (int t = 1; t < kBoundSlots; ++t) check.contribute(v[t]);
   return in;
@@ -145,7 +145,11 @@ void AutoInputs::agree(const CollectiveCheck& check) {
   // The busiest rank's multiply-adds: its known ones plus, at most, the longest row of B for each
   // of its entries at remote columns; its import: at most that row for each remote column.
   bound.flops_max = static_cast<double>(check.max(b0 + 1)) + static_cast<double>(check.max(b0 + 2)) * maxRowB;
-  bound.import_bytes_max = static_cast<double>(check.max(b0 + 3)) * (8.0 + 20.0 * maxRowB);
+  // The bytes a rank receives: from each of its sources at most what any rank sends any one
+  // rank, and at most the longest row of B for each of its remote columns.
+  bound.import_bytes_max = std::min(static_cast<double>(check.max(b0 + 8)) * static_cast<double>(check.max(b0 + 9)),
+                                    static_cast<double>(check.max(b0 + 3)) * (8.0 + 20.0 * maxRowB));
+  bound.c_max = static_cast<double>(check.max(b0 + 10));
   bound.entries_max = static_cast<double>(check.max(b0 + 5)) + static_cast<double>(check.max(b0 + 6));
   bound.sources_max = static_cast<double>(check.max(b0 + 8));
   // A balanced share of the work and of the entries is at least the lightest rank's.

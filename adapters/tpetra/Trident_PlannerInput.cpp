@@ -1,5 +1,6 @@
 #include "Trident_PlannerInput.hpp"
 
+#include <map>
 #include <numeric>
 
 #include <Tpetra_Distributor.hpp>
@@ -179,7 +180,10 @@ AtColumns importAtColumns(const crs_matrix_type& A, const crs_matrix_type& B, st
 
 // Estimated entries of C in this rank's rows of A*B: each row of A merges the sketches of the B
 // rows at its columns.
-double estimatedProductEntries(const crs_matrix_type& A, const AtColumns& at, const std::vector<std::int64_t>& work) {
+// A row of C has at most as many entries as its multiply-adds and as C has columns (the sketch's
+// estimate can overshoot both; clamped, it also stays below the bound of LocalBoundInputs).
+double estimatedProductEntries(const crs_matrix_type& A, const AtColumns& at, const std::vector<std::int64_t>& work,
+                               double columns) {
   std::vector<Teuchos::ArrayRCP<const double>> keep(kSketch);
   std::vector<const double*> in(kSketch);
   for (int j = 0; j < kSketch; ++j) {
@@ -191,7 +195,7 @@ double estimatedProductEntries(const crs_matrix_type& A, const AtColumns& at, co
   MinHashes mins;
   for (LO r = 0; r < static_cast<LO>(A.getNodeNumRows()); ++r) {
     if (work[r] <= 1) {  // 0 or 1 multiply-adds: that many entries
-      total += static_cast<double>(work[r]);
+      total += std::min(static_cast<double>(work[r]), columns);
       continue;
     }
     mins.clear();
@@ -200,7 +204,7 @@ double estimatedProductEntries(const crs_matrix_type& A, const AtColumns& at, co
       for (int j = 0; j < kSketch && in[j][c] < kNone; ++j)
         if (!mins.offer(in[j][c])) break;
     }
-    total += std::min(mins.size(), static_cast<double>(work[r]));
+    total += std::min({mins.size(), static_cast<double>(work[r]), columns});
   }
   return total;
 }
@@ -223,7 +227,7 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
   }
   {
     Teuchos::TimeMonitor estimateTimer(*phaseTimer("Trident: auto: estimate C's entries"));
-    c.c_entries = estimatedProductEntries(A, rl, work);
+    c.c_entries = estimatedProductEntries(A, rl, work, static_cast<double>(B.getDomainMap()->getGlobalNumElements()));
   }
   // Tpetra's Multiply imports the B rows at A's remote columns: 8 B per row, 20 B per entry, as
   // the drop-in accounts them. The Import's receive buffer holds the remote columns in order, in
@@ -293,15 +297,33 @@ LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_typ
     for (std::size_t t = 0; t < static_cast<std::size_t>(to.size()); ++t) lenAt[to[t]] = bLen(from[t]);
     in.remote_columns = static_cast<long long>(imp->getNumRemoteIDs());
     in.sources = static_cast<long long>(imp->getDistributor().getNumReceives());
+    // What Tpetra's import sends from here to each rank: its exports are B's rows (B's rows are
+    // A's domain here), 8 B a row and 20 B an entry, as the accounting counts them.
+    std::map<int, long long> sentTo;
+    const auto lids = imp->getExportLIDs();
+    const auto pids = imp->getExportPIDs();
+    for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) sentTo[pids[t]] += 8 + 20 * bLen(lids[t]);
+    for (const auto& kv : sentTo) in.max_sent_to_one = std::max(in.max_sent_to_one, kv.second);
   }
+  // A row of C has at most as many entries as C has columns; a row that meets remote rows of B
+  // is bounded by that alone.
+  const auto columns = static_cast<long long>(B.getDomainMap()->getGlobalNumElements());
   const auto al = A.getLocalMatrixHost();
-  for (std::size_t q = 0; q < al.graph.entries.extent(0); ++q) {
-    if (al.values(q) == 0.0) continue;
-    const long long len = lenAt[al.graph.entries(q)];
-    if (len >= 0)
-      in.flops_known += len;
-    else
-      ++in.a_remote_entries;
+  for (LO r = 0; r < static_cast<LO>(A.getNodeNumRows()); ++r) {
+    long long known = 0;
+    bool remote = false;
+    for (std::size_t q = al.graph.row_map(r); q < al.graph.row_map(r + 1); ++q) {
+      if (al.values(q) == 0.0) continue;
+      const long long len = lenAt[al.graph.entries(q)];
+      if (len >= 0) {
+        known += len;
+      } else {
+        ++in.a_remote_entries;
+        remote = true;
+      }
+    }
+    in.flops_known += known;
+    in.c_entries_max += remote ? columns : std::min(known, columns);
   }
   return in;
 }

@@ -58,6 +58,8 @@ struct LocalBoundInputs {
   long long b_max_row = 0;         // longest local row of B
   long long a_entries = 0, b_entries = 0;
   long long sources = 0;           // ranks Tpetra's import receives from
+  long long max_sent_to_one = 0;   // bytes Tpetra's import sends from here to any one rank, at most
+  long long c_entries_max = 0;     // entries of this rank's rows of C, at most (and of auto's estimate)
 };
 LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_type& B);
 
