@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Trident needs from Debian's packages (idempotent: apt-get runs only when something
 # is missing), then configures and builds into build/ (or $TRIDENT_BUILD_DIR) with ccache and -j2.
+# TRIDENT_CMAKE_ARGS: more configure arguments (scripts/test.sh --cuda passes -DTRIDENT_ENABLE_CUDA=ON).
 # TRIDENT_WITH_PETSC=1 also installs petsc-dev, so that configure finds PETSc and builds
 # perf/petsc/petsc-matmult (configure says whether it does).
 set -euo pipefail
@@ -30,9 +31,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 export CCACHE_DIR=${CCACHE_DIR:-${HOME:-/root}/.ccache}
+# Paths relative to the checkout, so that build/, build-cuda/ and other clones share cache entries.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$here}
 mkdir -p "$build"
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=${TRIDENT_BUILD_TYPE:-Release} \
-      -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_INSTALL_PREFIX="$build/install" >"$build/configure.log"
+      -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_INSTALL_PREFIX="$build/install" ${TRIDENT_CMAKE_ARGS:-} \
+      >"$build/configure.log"
 # What was left out and why (the MueLu adapter, the PETSc peer), from the project's own messages.
 sed -n 's/^-- \(Trident: .*\)/setup: \1/p' "$build/configure.log"
 cmake --build "$build" -j 2

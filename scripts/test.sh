@@ -1,11 +1,32 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the test suite under ctest.
 #   scripts/test.sh [ctest args]              the whole suite, in build/ (or $TRIDENT_BUILD_DIR)
+#   scripts/test.sh --cuda [ctest args]       the whole suite in a build with the GPU backend
+#                                             (build-cuda/, TRIDENT_ENABLE_CUDA=ON) where nvcc is
 #   scripts/test.sh --sanitize [ctest args]   AddressSanitizer + UndefinedBehaviorSanitizer build in
 #                                             build-sanitize/ (or $TRIDENT_SANITIZE_BUILD_DIR), and
 #                                             the fast part of the suite under it
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+
+if [ "${1:-}" = "--cuda" ]; then
+  # The whole suite again in a build with the GPU backend (TRIDENT_ENABLE_CUDA=ON) in
+  # build-cuda/ (or $TRIDENT_CUDA_BUILD_DIR), where nvcc is found; its GPU tests skip without a
+  # GPU, the rest must pass as in the default build. Without nvcc it says so and succeeds.
+  shift
+  nvcc=$(command -v nvcc || true)
+  [ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
+  if [ -z "$nvcc" ]; then
+    echo "test.sh --cuda: no nvcc (PATH, /usr/local/cuda/bin): the CUDA build is not tested here"
+    exit 0
+  fi
+  export CUDACXX=${CUDACXX:-$nvcc}
+  TRIDENT_BUILD_DIR=${TRIDENT_CUDA_BUILD_DIR:-$here/build-cuda} \
+    TRIDENT_CMAKE_ARGS="-DTRIDENT_ENABLE_CUDA=ON ${TRIDENT_CMAKE_ARGS:-}" bash "$here/scripts/setup.sh"
+  cd "${TRIDENT_CUDA_BUILD_DIR:-$here/build-cuda}"
+  ctest --output-on-failure --timeout 900 "$@"
+  exit 0
+fi
 
 if [ "${1:-}" != "--sanitize" ]; then
   build=${TRIDENT_BUILD_DIR:-$here/build}
