@@ -4,6 +4,8 @@
 // transport combination must give bit-identical blocks (they move the same entries; only what
 // travels differs), and a kept state (a plan) must reproduce new values through the kernel's
 // handle (symbolic once, numeric after).
+// Through the drop-in, "trident: device" = "host" is the default's product, and "cuda" is refused
+// with InvalidInput on every rank where some rank has no GPU (or CUDA is not built in).
 //   test_backend   (run at P = 1, 2, 4; every lambda dividing P)
 #include <Tpetra_Core.hpp>
 
@@ -12,12 +14,17 @@
 #include <string>
 #include <vector>
 
+#include "Trident_Generators.hpp"
+#include "Trident_MatrixMatrix.hpp"
 #include "common/TestUtils.hpp"
 #include <trident/algorithms/Algorithms.hpp>
 #include <trident/backend/Backend.hpp>
 #include <trident/grid/Topology.hpp>
 #include <trident/partition/Layout.hpp>
 #include <trident/partition/Redistribute.hpp>
+#ifdef TRIDENT_HAVE_CUDA
+#include <trident/cuda/CudaDevice.hpp>
+#endif
 
 using namespace TridentTest;
 using namespace Trident;
@@ -201,6 +208,39 @@ void runSumma(Tally& tally, const Problem& p) {
   }
 }
 
+// The "trident: device" option of the drop-in.
+void runDeviceOption(Tally& tally) {
+  auto comm = Tpetra::getDefaultComm();
+  gen::RandomOptions o;
+  o.avg_per_row = 4;
+  o.seed = 21;
+  auto A = gen::random(120, 90, o, comm);
+  o.seed = 22;
+  auto B = gen::random(90, 70, o, comm);
+  auto multiply = [&](const std::string& device) {
+    auto p = Teuchos::rcp(new Teuchos::ParameterList);
+    p->set("trident: algorithm", std::string("trident"));
+    if (!device.empty()) p->set("trident: device", device);
+    auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+    MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "", p);
+    return gather(*C);
+  };
+  const Entries plain = multiply(""), host = multiply("host");
+  std::string why;
+  tally.check(sameMatrix(plain, host, why), "drop-in: \"trident: device\" = \"host\" is the default", why);
+  int gpu = 0;
+#ifdef TRIDENT_HAVE_CUDA
+  gpu = cudaDeviceCount() > 0 ? 1 : 0;
+#endif
+  MPI_Allreduce(MPI_IN_PLACE, &gpu, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (gpu) {
+    tally.check(sameMatrix(plain, multiply("cuda"), why), "drop-in: \"trident: device\" = \"cuda\" == host", why);
+  } else {
+    expectInvalidInput(tally, "drop-in: \"trident: device\" = \"cuda\" refused on every rank without a GPU",
+                       "trident: device", [&] { multiply("cuda"); });
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -248,5 +288,6 @@ int main(int argc, char** argv) {
       if (size() % lambda == 0) runTrident(tally, pp.first, pp.second, lambda);
     runSumma(tally, pp.first);
   }
+  runDeviceOption(tally);
   return tally.finish();
 }
