@@ -5,8 +5,9 @@
 // summed once, while the last product is formed (sorted rows); a plan's first run then keeps the
 // block's pattern in the kernel's handle (LocalSpGEMM::symbolic). With that pattern (same
 // operands' patterns, new values), every round only adds its values into it
-// (LocalSpGEMM::numeric): no symbolic work, no partial blocks, no accumulation pass. For a values-only assembly
-// (state->values_only) the block then has rowptr and val but no col: the pattern's are the plan's.
+// (LocalSpGEMM::numeric): no symbolic work, no partial blocks, no accumulation pass. For a
+// values-only assembly (state->values_only) the block then has rowptr and val but no col: the
+// pattern's are the plan's.
 #include <stdexcept>
 #include <vector>
 

@@ -18,8 +18,8 @@
 
 #include "trident/local/Csr.hpp"
 #include "trident/partition/Layout.hpp"
-#include "trident/transport/GiTransport.hpp"
 #include "trident/partition/Redistribute.hpp"
+#include "trident/transport/GiTransport.hpp"
 #include "trident/transport/NeededRows.hpp"
 #include "trident/transport/NnzTable.hpp"
 #include <deque>
