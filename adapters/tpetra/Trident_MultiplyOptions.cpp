@@ -2,6 +2,7 @@
 
 #include <Teuchos_StandardParameterEntryValidators.hpp>
 
+#include <trident/backend/Backend.hpp>
 #include <trident/core/Errors.hpp>
 #include <trident/local/LocalSpGEMM.hpp>
 #ifdef TRIDENT_HAVE_CUDA
@@ -48,6 +49,12 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
           "local SpGEMM backend: \"gustavson\" (sorted rows, default), \"kokkoskernels\", \"reference\", "
           "\"cusparse\" (GPU; CUDA builds)",
           rcp(new Teuchos::StringValidator(kernels)));
+  Teuchos::Array<std::string> devices;
+  for (auto& d : backendDeviceNames()) devices.push_back(d);
+  pl->set("trident: device", std::string("host"),
+          "backend of the Trident and SUMMA multiplies: \"host\" (default: \"trident: local kernel\", MPI "
+          "transports) or \"cuda\" (CUDA builds: cuSPARSE on each rank's GPU, NCCL over Li)",
+          rcp(new Teuchos::StringValidator(devices)));
   pl->set("trident: grid", std::string("auto"),
           "coarse grid of groups: \"square\" (near-square 2D, the paper's), \"rows\" (groups x 1: nothing crosses "
           "Gi between Tpetra's 1D rows and the tiles), or \"auto\" (the one with less estimated Gi traffic)",
@@ -120,6 +127,7 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
       o.permute = str("trident: permute", "none") == "random";
       o.seed = num("trident: permute seed", 12345);
       o.local_kernel = str("trident: local kernel", "gustavson");
+      o.device = str("trident: device", "host");
       o.lookahead = num("trident: lookahead", 2);
       o.count_bytes = params->isParameter("trident: count bytes") ? params->get<bool>("trident: count bytes") : true;
       const std::string g = str("trident: grid", "auto");
@@ -138,7 +146,8 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
   for (std::size_t t = 0; t < names.size(); ++t)
     if (names[t] == o.local_kernel) kernel = static_cast<int>(t);
   const long long v[] = {o.ranks_per_group, o.lookahead, static_cast<int>(o.algorithm), o.permute ? 1 : 0, o.seed,
-                         kernel, static_cast<int>(o.grid), static_cast<int>(o.fetch), static_cast<int>(o.slices), o.count_bytes ? 1 : 0};
+                         kernel, static_cast<int>(o.grid), static_cast<int>(o.fetch), static_cast<int>(o.slices),
+                         o.count_bytes ? 1 : 0, o.device == "host" ? 0 : 1};
   o.slots_ = sizeof(v) / sizeof(v[0]);
   for (std::size_t t = 0; t < o.slots_; ++t) {
     const std::size_t slot = check.contribute(v[t]);
@@ -148,6 +157,8 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
   // The GPU kernel: refused on every rank, before any tile moves, where some rank has no GPU.
   check.failIf(o.local_kernel == "cusparse" && cudaDeviceCount() == 0,
                "\"trident: local kernel\" = \"cusparse\", but no CUDA device is visible on some rank");
+  check.failIf(o.device == "cuda" && cudaDeviceCount() == 0,
+               "\"trident: device\" = \"cuda\", but no CUDA device is visible on some rank");
 #endif
   return o;
 }

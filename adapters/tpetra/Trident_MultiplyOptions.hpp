@@ -24,6 +24,7 @@ struct MultiplyOptions {
   bool permute = false;
   int seed = 12345;
   std::string local_kernel = "gustavson";
+  std::string device = "host";  // the backend (src/trident/backend): "host" or "cuda"
   int lookahead = 2;
   GridChoice grid = GridChoice::Auto;
   Fetch fetch = Fetch::Needed;

@@ -528,6 +528,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   p.state.values_only = valuesOnly;
   AlgorithmOptions aopt;
   aopt.local_kernel = p.opt.local_kernel;
+  aopt.device = p.opt.device;
   aopt.lookahead = p.opt.lookahead;
   aopt.fetch_needed_rows = p.opt.fetch == Fetch::Needed;
   // A one-shot product whose block is exactly this rank's rows of a fresh C: the kernel writes

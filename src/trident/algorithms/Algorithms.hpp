@@ -1,18 +1,22 @@
 #pragma once
 // The distributed SpGEMM algorithms over tiles (position space). The Tpetra adapter converts in and
-// out; these functions only see a Layout, the tiles this rank owns and the transports.
+// out; these functions only see a Layout, the tiles this rank owns and a Backend (local kernel,
+// Li and Gi transports; src/trident/backend).
 //
 //   tridentMultiply - trident partitioning + static Cannon over node groups: Gi fetches of slices
-//                     from peer ranks (transport/GiFetch), Li Allgatherv (transport/LiAllgather).
+//                     from peer ranks (host: transport/GiFetch), over Li the rows each rank uses
+//                     or whole tiles (host: transport/LiRowExchange, LiAllgather).
 //   summaMultiply   - hierarchy-oblivious 2D Sparse SUMMA over all P ranks: per stage, broadcast
 //                     A(i,s) along the process row and B(s,j) along the process column.
 // Both return this rank's block of C (rows of its slice, columns of its column block, block-local
 // column indices, rows sorted by column) and fill the transport/local-kernel parts of MultiplyStats.
 #include <mpi.h>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "trident/backend/Backend.hpp"
 #include "trident/grid/Topology.hpp"
 #include "trident/local/BlockSink.hpp"
 #include "trident/local/Csr.hpp"
@@ -25,28 +29,34 @@
 namespace Trident {
 
 struct AlgorithmOptions {
+  // The backend the overloads without one make ("host" or, in CUDA builds, "cuda") and its kernel.
+  std::string device = "host";
   std::string local_kernel = "kokkoskernels";
   int lookahead = 2;  // rounds of tiles in flight ahead of the one being multiplied
   // Trident: fetch only the rows of B's slices that the requesting group's A tile uses (true), or
   // whole slices as in the paper's volume model (false).
   bool fetch_needed_rows = true;
+  // Trident, lambda > 1: over Li, only the rows of B's tile each rank's A slice uses (true), or
+  // whole tiles by Allgatherv (false). Unset: as fetch_needed_rows.
+  std::optional<bool> li_needed_rows;
 };
 
 // What an algorithm keeps between executions of one plan (same layout, same patterns of A and B,
-// new values): the metadata exchanged before the loop, SUMMA's row/column communicators, and
-// this rank's block pattern of C, so that later runs only compute values into it.
+// new values): the metadata exchanged before the loop, SUMMA's row/column communicators, the
+// backend, and its kernel's handle with this rank's block pattern of C (the symbolic step), so
+// that later runs only compute values into it (the numeric step).
 struct AlgorithmState {
   bool prepared = false;
   NnzTable nnz;
   std::unique_ptr<NeededRows> needed;
   MPI_Comm row_comm = MPI_COMM_NULL, col_comm = MPI_COMM_NULL;  // SUMMA
   bool keep_pattern = false;  // record the block pattern of C on the first run
-  bool has_pattern = false;
+  // Made on the first run from the options by the overloads without a backend, then kept.
+  std::unique_ptr<Backend> backend;
+  std::unique_ptr<KernelHandle> handle;  // the kernel's; has_pattern once the pattern is kept
   // Set by the caller before each run: the block goes to a values-only assembly, so it may come
   // back without column indices (they are the pattern's).
   bool values_only = false;
-  Csr pattern;                // rowptr/col of this rank's block of C; val unused
-  std::vector<double> dense;  // scratch of the numeric kernel
   // A values-only block's val array, given back by the caller once assembled; the next run fills
   // it again instead of allocating (and page-faulting) a new one.
   std::vector<double> spare_values;
@@ -62,11 +72,20 @@ struct AlgorithmState {
 
 // Layout.grid is over groups (topo.groups() units), Layout.slices == topo.ranks_per_group().
 // state: optional; with it, what does not depend on values is computed on the first call only.
-Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo, const AlgorithmOptions& opt,
-                    MultiplyStats& stats, AlgorithmState* state = nullptr);
+// The backend's kernel and transports do the work (opt.device and opt.local_kernel are not read).
+Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo, Backend& backend,
+                    const AlgorithmOptions& opt, MultiplyStats& stats, AlgorithmState* state = nullptr);
 
 // Layout.grid is over ranks (topo.P() units, unit = world rank), Layout.slices == 1. The topology is
-// used only to classify each transfer as Gi or Li.
+// used only to classify each transfer as Gi or Li. SUMMA's broadcasts are its own (MPI); the
+// backend gives the local kernel.
+Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo, Backend& backend,
+                  const AlgorithmOptions& opt, MultiplyStats& stats, AlgorithmState* state = nullptr);
+
+// The same with the backend opt.device / opt.local_kernel names, made on the first call and kept
+// in state (a plan keeps it, with its kernel's handle), or made for this call without a state.
+Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo, const AlgorithmOptions& opt,
+                    MultiplyStats& stats, AlgorithmState* state = nullptr);
 Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo, const AlgorithmOptions& opt,
                   MultiplyStats& stats, AlgorithmState* state = nullptr);
 

@@ -2,10 +2,12 @@
 // Sums the per-round products A(i,s)*B(s,j) of a rank's block of C. Shared by Trident and SUMMA.
 // First run: each round's product is formed by the local kernel, and the last round's multiply
 // adds the earlier products into its accumulator (LocalSpGEMM::multiplyAdd), so the rounds are
-// summed once, while the last product is formed (sorted rows). With a plan's stored pattern of
-// the block (same operands' patterns, new values), every round only adds its values into that
-// pattern: no symbolic work, no partial blocks, no accumulation pass. For a values-only assembly
-// (state->values_only) the block then has rowptr and val but no col: the pattern's are the plan's.
+// summed once, while the last product is formed (sorted rows); a plan's first run then keeps the
+// block's pattern in the kernel's handle (LocalSpGEMM::symbolic). With that pattern (same
+// operands' patterns, new values), every round only adds its values into it
+// (LocalSpGEMM::numeric): no symbolic work, no partial blocks, no accumulation pass. For a
+// values-only assembly (state->values_only) the block then has rowptr and val but no col: the
+// pattern's are the plan's.
 #include <stdexcept>
 #include <vector>
 
@@ -23,24 +25,25 @@ class RoundAccumulator {
       // rowptr and val, which is all the values-only assembly reads.
       C_.nrows = nrows;
       C_.ncols = ncols;
-      C_.rowptr = state_->pattern.rowptr;
-      if (!state_->values_only) C_.col = state_->pattern.col;
+      const Csr& pattern = state_->handle->pattern;
+      C_.rowptr = pattern.rowptr;
+      if (!state_->values_only) C_.col = pattern.col;
       // The previous execute's value array, when the caller handed it back: its pages are
       // resident, so zeroing it costs a memset instead of a page fault per 4 kB (email-Enron at
       // P = 1: 244 MB, most of a re-execute's time outside the multiply).
       C_.val.swap(state_->spare_values);
-      C_.val.assign(state_->pattern.col.size(), 0.0);
+      C_.val.assign(pattern.col.size(), 0.0);
     } else {
       partials_.reserve(rounds);
     }
   }
 
-  bool numeric() const { return state_ && state_->has_pattern; }
+  bool numeric() const { return state_ && state_->handle && state_->handle->has_pattern; }
 
   void add(const Csr& a, const Csr& b) {
     if (has_sum_) throw std::logic_error("Trident: RoundAccumulator got more rounds than it was made for");
     if (numeric())
-      numericMultiplyInto(a, b, state_->pattern, C_.val, state_->dense);
+      kernel_.numeric(a, b, *state_->handle, C_.val);
     else if (static_cast<int>(partials_.size()) + 1 < rounds_)
       partials_.push_back(kernel_.multiply(a, b));
     else if (state_ && state_->sink && !state_->keep_pattern) {
@@ -59,11 +62,8 @@ class RoundAccumulator {
     if (numeric()) return std::move(C_);
     Csr C = has_sum_ ? std::move(summed_) : sumBlocks(std::move(partials_), nrows_, ncols_, kernel_.sortsRows());
     if (state_ && state_->keep_pattern) {
-      state_->pattern.nrows = C.nrows;
-      state_->pattern.ncols = C.ncols;
-      state_->pattern.rowptr = C.rowptr;
-      state_->pattern.col = C.col;
-      state_->has_pattern = true;
+      if (!state_->handle) state_->handle = kernel_.makeHandle();
+      kernel_.symbolic(C, *state_->handle);
     }
     return C;
   }

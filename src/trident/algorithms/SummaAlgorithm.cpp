@@ -30,12 +30,12 @@ void ibcastCsr(Csr& m, int root, MPI_Comm comm, std::vector<MPI_Request>& reqs) 
 
 }  // namespace
 
-Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo, const AlgorithmOptions& opt,
-                  MultiplyStats& stats, AlgorithmState* state) {
+Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo, Backend& backend,
+                  const AlgorithmOptions& opt, MultiplyStats& stats, AlgorithmState* state) {
   const TileGrid& g = L.grid;
   const int me = topo.rank();
   const int i = g.unit_row(me), j = g.unit_col(me);
-  auto kernel = makeLocalSpGEMM(opt.local_kernel);
+  LocalSpGEMM& kernel = backend.kernel();
 
   AlgorithmState local_state;
   AlgorithmState& state_ref = state ? *state : local_state;
@@ -49,7 +49,7 @@ Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo
   }
   const NnzTable& nnz = state_ref.nnz;
   MPI_Comm row_comm = state_ref.row_comm, col_comm = state_ref.col_comm;
-  RoundAccumulator acc(*kernel, state, L.a_slice(i, 1) - L.a_slice(i, 0), L.col_width(j), g.rounds);
+  RoundAccumulator acc(kernel, state, L.a_slice(i, 1) - L.a_slice(i, 0), L.col_width(j), g.rounds);
 
   // Byte accounting: the logical volume of a broadcast, per receiver, Gi when the root is in
   // another group and Li otherwise.

@@ -7,9 +7,6 @@
 #include "trident/algorithms/RoundAccumulator.hpp"
 #include "trident/local/LocalSpGEMM.hpp"
 #include "trident/stats/PhaseTimer.hpp"
-#include "trident/transport/GiFetch.hpp"
-#include "trident/transport/LiAllgather.hpp"
-#include "trident/transport/LiRowExchange.hpp"
 #include "trident/transport/NeededRows.hpp"
 #include "trident/transport/NnzTable.hpp"
 
@@ -23,12 +20,12 @@ AlgorithmState::~AlgorithmState() {
   if (col_comm != MPI_COMM_NULL) MPI_Comm_free(&col_comm);
 }
 
-Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo, const AlgorithmOptions& opt,
-                    MultiplyStats& stats, AlgorithmState* state) {
+Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo, Backend& backend,
+                    const AlgorithmOptions& opt, MultiplyStats& stats, AlgorithmState* state) {
   const TileGrid& g = L.grid;
   const int unit = topo.group(), k = topo.k(), lambda = topo.ranks_per_group();
   const int i = g.unit_row(unit), j = g.unit_col(unit);
-  auto kernel = makeLocalSpGEMM(opt.local_kernel);
+  LocalSpGEMM& kernel = backend.kernel();
 
   AlgorithmState local_state;
   AlgorithmState& st = state ? *state : local_state;
@@ -41,10 +38,13 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
   }
   const NnzTable& nnz = st.nnz;
   const NeededRows* needed = st.needed.get();
-  RoundAccumulator acc(*kernel, state, L.a_slice(i, k + 1) - L.a_slice(i, k), L.col_width(j), g.rounds);
-  GiFetch gi(L, tiles, nnz, unit, k, topo.gi_comm(), opt.lookahead, needed);
+  RoundAccumulator acc(kernel, state, L.a_slice(i, k + 1) - L.a_slice(i, k), L.col_width(j), g.rounds);
+  std::unique_ptr<GiTransport> gi_owner = backend.gi({L, tiles, nnz, unit, k, topo.gi_comm(), opt.lookahead, needed});
+  GiTransport& gi = *gi_owner;
   gi.postReceivesUpTo(opt.lookahead);
   gi.postSendsUpTo(opt.lookahead);
+  // The group's Li transport (none needed with one rank per group).
+  std::unique_ptr<LiTransport> li = lambda > 1 ? backend.li(topo.li_comm()) : nullptr;
 
   auto sliceRows = [&](int s) {
     std::vector<std::int64_t> rows(lambda);
@@ -57,10 +57,10 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
     acc.add(a, b);
   };
 
-  if (lambda > 1 && needed) {
+  if (lambda > 1 && opt.li_needed_rows.value_or(opt.fetch_needed_rows)) {
     // Needed rows over Li, pipelined: round r+1's group exchange starts as soon as its Gi slices are
     // here (tested while round r multiplies) and runs while round r multiplies.
-    std::unique_ptr<LiRowExchange> li_next;
+    std::unique_ptr<LiRowsInFlight> li_next;
     int li_round = -1;  // round of li_next
     auto startLi = [&](int r) {
       const Csr *a = nullptr, *b = nullptr;
@@ -72,10 +72,10 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
       std::int64_t most = 0;
       for (int q = 0; q < lambda; ++q) most = std::max(most, nnz.a_nnz(i, s, q));
       const bool as_lists = L.inner_width(s) > 32 * most + OwnedTiles::kRowCompressMinRows;
-      li_next = std::make_unique<LiRowExchange>(topo.li_comm(), r, *a, *b, b_rows, sliceRows(s), k,
-                                                g.a_owner(i, s) == unit ? needed->groupColumns(s)
-                                                                        : std::vector<std::vector<int>>{},
-                                                as_lists);
+      li_next = li->exchangeNeededRows(r, *a, *b, b_rows, sliceRows(s),
+                                       needed && g.a_owner(i, s) == unit ? needed->groupColumns(s)
+                                                                         : std::vector<std::vector<int>>{},
+                                       as_lists);
       li_round = r;
     };
     LocalProgressHook hook([&] {
@@ -105,7 +105,6 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
       multiply(a_used, b_used);
     }
   } else {
-    MpiLiTransport li(topo.li_comm());
     LocalProgressHook hook([&] { gi.progress(); });
     std::vector<std::int64_t> slice_nnz(lambda);
     for (int r = 0; r < g.rounds; ++r) {
@@ -133,11 +132,19 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
         // Whole tiles, as the paper describes.
         PhaseTimer t(stats.times.li_allgather, "Trident: Li allgather");
         std::int64_t tile_nnz = 0;
-        for (int q = 0; q < lambda; ++q) tile_nnz += slice_nnz[q] = nnz.b_nnz(s, j, q);
+        if (needed) {
+          // Slices fetched with only the rows the group uses: their sizes are known to their holders
+          // only (the table has the whole slices'), so the group shares them first.
+          const std::int64_t mine = b->nnz();
+          MPI_Allgather(&mine, 1, MPI_INT64_T, slice_nnz.data(), 1, MPI_INT64_T, topo.li_comm());
+          for (int q = 0; q < lambda; ++q) tile_nnz += slice_nnz[q];
+        } else {
+          for (int q = 0; q < lambda; ++q) tile_nnz += slice_nnz[q] = nnz.b_nnz(s, j, q);
+        }
         if (OwnedTiles::hypersparse(L.inner_width(s), tile_nnz)) {
           // Hypersparse tile (the same decision on every member): gathered as its nonempty rows.
           std::vector<int> tile_rows;
-          b_full = li.allgatherRows(*b, b_rows, sliceRows(s), slice_nnz, &tile_rows, &stats.li_bytes_sent,
+          b_full = li->allgatherRows(*b, b_rows, sliceRows(s), slice_nnz, &tile_rows, &stats.li_bytes_sent,
                                     &stats.li_bytes_recv);
           a_on_rows = columnsToRows(*a, tile_rows);
           a = &a_on_rows;
@@ -148,7 +155,7 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
             expanded = expandRows(*b, *b_rows, L.b_slice(s, k + 1) - L.b_slice(s, k));
             mine = &expanded;
           }
-          b_full = li.allgather(*mine, sliceRows(s), slice_nnz, &stats.li_bytes_sent, &stats.li_bytes_recv);
+          b_full = li->allgather(*mine, sliceRows(s), slice_nnz, &stats.li_bytes_sent, &stats.li_bytes_recv);
         }
         B = &b_full;
       }

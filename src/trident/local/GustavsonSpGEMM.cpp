@@ -241,6 +241,10 @@ void numericMultiplyInto(const Csr& A, const Csr& B, Csr& C, std::vector<double>
   numericMultiplyInto(A, B, C, C.val, dense);
 }
 
+void LocalSpGEMM::numeric(const Csr& A, const Csr& B, KernelHandle& h, std::vector<double>& values) {
+  numericMultiplyInto(A, B, h.pattern, values, h.scratch);
+}
+
 namespace {
 class GustavsonKernel final : public LocalSpGEMM {
  public:

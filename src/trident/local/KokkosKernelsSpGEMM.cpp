@@ -1,5 +1,7 @@
-// Host backend: KokkosKernels SpGEMM (symbolic, then numeric) on the Serial execution space,
-// over unmanaged views of Trident's CSR arrays (no copies in).
+// The "kokkoskernels" local kernel: KokkosKernels SpGEMM (symbolic, then numeric) over unmanaged
+// views of Trident's CSR arrays (no copies in), on a host execution space given as a template
+// parameter. The registry (KernelRegistry.cpp) instantiates it on Kokkos::Serial, the only one
+// Debian's Kokkos has; results depend on the space only through KokkosKernels' accumulation.
 #include <Kokkos_Core.hpp>
 #include <KokkosKernels_Handle.hpp>
 #include <KokkosSparse_spgemm.hpp>
@@ -9,23 +11,18 @@
 
 namespace Trident {
 
-std::unique_ptr<LocalSpGEMM> makeReferenceKernel();
-std::unique_ptr<LocalSpGEMM> makeGustavsonKernel();
-#ifdef TRIDENT_HAVE_CUDA
-std::unique_ptr<LocalSpGEMM> makeCusparseKernel();  // src/trident/cuda; throws DeviceUnavailable without a GPU
-#endif
-
 namespace {
 
-using exec = Kokkos::Serial;
 using mem = Kokkos::HostSpace;
-using handle_t = KokkosKernels::Experimental::KokkosKernelsHandle<std::size_t, int, double, exec, mem, mem>;
 template <class T>
 using uview = Kokkos::View<T*, mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 static_assert(sizeof(std::size_t) == sizeof(std::int64_t), "row offsets are shared as size_t");
 
+template <class Exec>
 class KokkosKernelsKernel final : public LocalSpGEMM {
+  using handle_t = KokkosKernels::Experimental::KokkosKernelsHandle<std::size_t, int, double, Exec, mem, mem>;
+
  public:
   std::string name() const override { return "kokkoskernels"; }
 
@@ -63,22 +60,8 @@ class KokkosKernelsKernel final : public LocalSpGEMM {
 
 }  // namespace
 
-std::vector<std::string> localKernelNames() {
-#ifdef TRIDENT_HAVE_CUDA
-  return {"gustavson", "kokkoskernels", "reference", "cusparse"};
-#else
-  return {"gustavson", "kokkoskernels", "reference"};
-#endif
-}
-
-std::unique_ptr<LocalSpGEMM> makeLocalSpGEMM(const std::string& name) {
-  if (name == "reference") return makeReferenceKernel();
-  if (name == "gustavson") return makeGustavsonKernel();
-  if (name == "kokkoskernels") return std::make_unique<KokkosKernelsKernel>();
-#ifdef TRIDENT_HAVE_CUDA
-  if (name == "cusparse") return makeCusparseKernel();
-#endif
-  throw std::invalid_argument("Trident: unknown local kernel \"" + name + "\"");
+std::unique_ptr<LocalSpGEMM> makeKokkosKernelsKernel() {
+  return std::make_unique<KokkosKernelsKernel<Kokkos::Serial>>();
 }
 
 }  // namespace Trident

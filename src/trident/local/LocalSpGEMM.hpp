@@ -1,7 +1,8 @@
 #pragma once
 // Local (single-rank) sparse kernels behind one interface, Ginkgo style: a plain reference
-// implementation that every fast backend is tested against, and the fast backends (KokkosKernels
-// on the host; the GPU backend reserved by TRIDENT_ENABLE_CUDA slots in here).
+// implementation that every fast kernel is tested against, and the fast ones (gustavson and
+// KokkosKernels on the host, cuSPARSE in CUDA builds), by name from KernelRegistry.cpp. A
+// Backend (src/trident/backend) hands the algorithms one of them.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include "trident/local/BlockSink.hpp"
 #include "trident/local/Csr.hpp"
+#include "trident/local/KernelHandle.hpp"
 
 namespace Trident {
 
@@ -41,6 +43,20 @@ class LocalSpGEMM {
   }
   // Copies C's entries into sink and returns C without them.
   static Csr moveIntoSink(Csr&& C, BlockSink& sink);
+
+  // A plan's steps. The first execute forms the block with multiply/multiplyAdd (structure and
+  // values); symbolic() keeps its structure in the handle, and later executes only run numeric():
+  // values of A*B added into values, laid out as the handle's pattern (which must contain the
+  // product's). The host kernels share one numeric step (numericMultiplyInto).
+  virtual std::unique_ptr<KernelHandle> makeHandle() const { return std::make_unique<KernelHandle>(); }
+  virtual void symbolic(const Csr& C, KernelHandle& h) const {
+    h.pattern.nrows = C.nrows;
+    h.pattern.ncols = C.ncols;
+    h.pattern.rowptr = C.rowptr;
+    h.pattern.col = C.col;
+    h.has_pattern = true;
+  }
+  virtual void numeric(const Csr& A, const Csr& B, KernelHandle& h, std::vector<double>& values);
 };
 
 // "gustavson" | "kokkoskernels" | "reference". Throws on unknown names.

@@ -19,44 +19,46 @@
 #include "trident/local/Csr.hpp"
 #include "trident/partition/Layout.hpp"
 #include "trident/partition/Redistribute.hpp"
+#include "trident/transport/GiTransport.hpp"
 #include "trident/transport/NeededRows.hpp"
 #include "trident/transport/NnzTable.hpp"
 #include <deque>
 
 namespace Trident {
 
-class GiFetch {
+// The host backend's GiTransport.
+class GiFetch final : public GiTransport {
  public:
   // needed: when given, slices of B travel with only the rows the requesting group's A uses.
   GiFetch(const Layout& L, const OwnedTiles& tiles, const NnzTable& nnz, int my_unit, int my_k, MPI_Comm gi_comm,
           int lookahead, const NeededRows* needed = nullptr);
-  ~GiFetch();
+  ~GiFetch() override;
   GiFetch(const GiFetch&) = delete;
   GiFetch& operator=(const GiFetch&) = delete;
 
   // Posts, in round order, the sends of owned slices that other units need in rounds < round_end.
-  void postSendsUpTo(int round_end);
+  void postSendsUpTo(int round_end) override;
   // All of them at once (the robustness tests' cleanup scenarios).
   void postSends() { postSendsUpTo(L_.grid.rounds); }
   // Makes sure receives of rounds < `round_end` are posted.
-  void postReceivesUpTo(int round_end);
+  void postReceivesUpTo(int round_end) override;
   // Blocks until round r's slices are here. Pointers stay valid until release(r). With b_rows, a
   // slice of B that came with only the needed rows, or an own slice (row-compressed, see
   // OwnedTiles), stays compressed: *b holds just those rows and *b_rows lists them (slice-local,
   // ascending); *b_rows is null when *b has all the slice's rows. Whole slices that are
   // hypersparse travel row-compressed and come so. Without b_rows every slice is expanded to all
   // rows (empty where not needed or not stored).
-  void wait(int r, const Csr** a, const Csr** b, const std::vector<int>** b_rows = nullptr);
-  void release(int r);
+  void wait(int r, const Csr** a, const Csr** b, const std::vector<int>** b_rows = nullptr) override;
+  void release(int r) override;
   // True when round r's slices are here (receives posted and complete); wait(r) then does not block.
-  bool test(int r);
+  bool test(int r) override;
   // Lets MPI progress the transfers in flight (called between rows of the local kernel).
-  void progress();
+  void progress() override;
   // Posts the sends not posted yet and completes all. Must be called before the owned tiles go away.
-  void finish();
+  void finish() override;
 
-  std::uint64_t bytes_sent() const { return bytes_sent_; }
-  std::uint64_t bytes_received() const { return bytes_recv_; }
+  std::uint64_t bytes_sent() const override { return bytes_sent_; }
+  std::uint64_t bytes_received() const override { return bytes_recv_; }
 
  private:
   struct Incoming {

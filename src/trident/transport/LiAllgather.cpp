@@ -3,8 +3,20 @@
 #include <numeric>
 
 #include "trident/transport/BigCount.hpp"
+#include "trident/transport/LiRowExchange.hpp"
 
 namespace Trident {
+
+MpiLiTransport::MpiLiTransport(MPI_Comm li_comm) : comm_(li_comm) { MPI_Comm_rank(li_comm, &me_); }
+
+std::unique_ptr<LiRowsInFlight> MpiLiTransport::exchangeNeededRows(int round, const Csr& a, const Csr& mine,
+                                                                   const std::vector<int>* mine_rows,
+                                                                   std::vector<std::int64_t> slice_rows,
+                                                                   std::vector<std::vector<int>> used,
+                                                                   bool as_lists) {
+  return std::make_unique<LiRowExchange>(comm_, round, a, mine, mine_rows, std::move(slice_rows), me_,
+                                         std::move(used), as_lists);
+}
 
 Csr MpiLiTransport::allgather(const Csr& mine, const std::vector<std::int64_t>& slice_rows,
                               const std::vector<std::int64_t>& slice_nnz, std::uint64_t* sent,

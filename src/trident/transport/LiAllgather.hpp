@@ -1,30 +1,19 @@
 #pragma once
-// Li transport: the group rebuilds a whole tile from its lambda row slices with an Allgatherv over
-// the fast intra-group link (three Allgatherv: row offsets, columns, values).
+// The host Li transport (LiTransport over MPI): the group rebuilds a whole tile from its lambda row
+// slices with an Allgatherv over the fast intra-group link (three Allgatherv: row offsets,
+// columns, values), or exchanges only the rows each rank uses (LiRowExchange).
 #include <mpi.h>
 #include <cstdint>
 #include <vector>
 
 #include "trident/local/Csr.hpp"
+#include "trident/transport/LiTransport.hpp"
 
 namespace Trident {
 
-// The intra-group transport behind a small interface: the MPI one below runs over shared memory
-// (or whatever MPI uses inside a node); a GPU build slots an NCCL one in beside it.
-class LiTransport {
- public:
-  virtual ~LiTransport() = default;
-  // Collective over the group. slice_rows[t], slice_nnz[t]: shape of slice t (known to all).
-  // *sent / *received get the logical bytes this rank sent to / received from the others.
-  virtual Csr allgather(const Csr& mine, const std::vector<std::int64_t>& slice_rows,
-                        const std::vector<std::int64_t>& slice_nnz, std::uint64_t* sent,
-                        std::uint64_t* received) = 0;
-};
-
-// Three MPI_Allgatherv over li_comm.
 class MpiLiTransport final : public LiTransport {
  public:
-  explicit MpiLiTransport(MPI_Comm li_comm) : comm_(li_comm) {}
+  explicit MpiLiTransport(MPI_Comm li_comm);
   Csr allgather(const Csr& mine, const std::vector<std::int64_t>& slice_rows,
                 const std::vector<std::int64_t>& slice_nnz, std::uint64_t* sent, std::uint64_t* received) override;
 
@@ -35,12 +24,17 @@ class MpiLiTransport final : public LiTransport {
   // Memory O(nonempty rows + entries), not O(tile rows).
   Csr allgatherRows(const Csr& mine, const std::vector<int>* mine_rows, const std::vector<std::int64_t>& slice_rows,
                     const std::vector<std::int64_t>& slice_nnz, std::vector<int>* tile_rows, std::uint64_t* sent,
-                    std::uint64_t* received);
+                    std::uint64_t* received) override;
 
-  // (The needed-rows exchange, non-blocking and row-compressed, is LiRowExchange.)
+  // The needed-rows exchange, non-blocking and row-compressed: an LiRowExchange.
+  std::unique_ptr<LiRowsInFlight> exchangeNeededRows(int round, const Csr& a, const Csr& mine,
+                                                     const std::vector<int>* mine_rows,
+                                                     std::vector<std::int64_t> slice_rows,
+                                                     std::vector<std::vector<int>> used, bool as_lists) override;
 
  private:
   MPI_Comm comm_;
+  int me_ = 0;  // rank in comm_
 };
 
 }  // namespace Trident

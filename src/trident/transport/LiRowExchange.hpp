@@ -23,10 +23,11 @@
 #include <vector>
 
 #include "trident/local/Csr.hpp"
+#include "trident/transport/LiTransport.hpp"
 
 namespace Trident {
 
-class LiRowExchange {
+class LiRowExchange final : public LiRowsInFlight {
  public:
   // a: my A slice of this round (columns = rows of the tile); mine: slice `me` of the tile, either
   // all of its rows (mine_rows null) or only the rows mine_rows lists (slice-local, ascending; the
@@ -38,15 +39,15 @@ class LiRowExchange {
   LiRowExchange(MPI_Comm li_comm, int round, const Csr& a, const Csr& mine, const std::vector<int>* mine_rows,
                 std::vector<std::int64_t> slice_rows, int me, std::vector<std::vector<int>> used = {},
                 bool as_lists = false);
-  ~LiRowExchange();
+  ~LiRowExchange() override;
   LiRowExchange(const LiRowExchange&) = delete;
   LiRowExchange& operator=(const LiRowExchange&) = delete;
 
   // Advances the exchange without blocking.
-  void progress();
+  void progress() override;
   // Completes it. *a_used: A with columns renumbered to *b_used's rows; *b_used: the tile's rows
   // that A uses. *sent / *received get the logical bytes (masks, row lengths, entries).
-  void finish(Csr* a_used, Csr* b_used, std::uint64_t* sent, std::uint64_t* received);
+  void finish(Csr* a_used, Csr* b_used, std::uint64_t* sent, std::uint64_t* received) override;
 
  private:
   enum class Stage { counts, masks, lengths, entries, done };

@@ -1,0 +1,33 @@
+// The local kernels by the names "trident: local kernel" takes.
+#include <stdexcept>
+
+#include "trident/local/LocalSpGEMM.hpp"
+
+namespace Trident {
+
+std::unique_ptr<LocalSpGEMM> makeReferenceKernel();      // ReferenceSpGEMM.cpp
+std::unique_ptr<LocalSpGEMM> makeGustavsonKernel();      // GustavsonSpGEMM.cpp
+std::unique_ptr<LocalSpGEMM> makeKokkosKernelsKernel();  // KokkosKernelsSpGEMM.cpp (Kokkos::Serial)
+#ifdef TRIDENT_HAVE_CUDA
+std::unique_ptr<LocalSpGEMM> makeCusparseKernel();  // src/trident/cuda; throws DeviceUnavailable without a GPU
+#endif
+
+std::vector<std::string> localKernelNames() {
+#ifdef TRIDENT_HAVE_CUDA
+  return {"gustavson", "kokkoskernels", "reference", "cusparse"};
+#else
+  return {"gustavson", "kokkoskernels", "reference"};
+#endif
+}
+
+std::unique_ptr<LocalSpGEMM> makeLocalSpGEMM(const std::string& name) {
+  if (name == "reference") return makeReferenceKernel();
+  if (name == "gustavson") return makeGustavsonKernel();
+  if (name == "kokkoskernels") return makeKokkosKernelsKernel();
+#ifdef TRIDENT_HAVE_CUDA
+  if (name == "cusparse") return makeCusparseKernel();
+#endif
+  throw std::invalid_argument("Trident: unknown local kernel \"" + name + "\"");
+}
+
+}  // namespace Trident
