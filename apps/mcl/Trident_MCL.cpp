@@ -52,6 +52,10 @@ inline double store(double v, bool flt) { return flt ? static_cast<double>(stati
 template <class I>
 struct PruneScratch {
   std::vector<double> w;  // kBar's working copy
+  // The column's entries >= the cut, gathered in the measuring pass (pruneColumnImpl<true>): when no
+  // recovery follows they are swapped in instead of selected in a second pass over the column.
+  std::vector<I> idx2;
+  std::vector<double> val2;
 };
 
 // mclvKBar(KBAR_SELECT_LARGE): the k-th largest value among those < ignore (k >= n: -FLT_MAX).
@@ -326,6 +330,10 @@ double pruneColumnImpl(std::vector<I>& idx, std::vector<double>& val, I self, co
 
   double maxval = 0, center = 0, massPrune = 0;  // vecMeasure on the un-pruned column
   std::size_t nPrune = 0, w = 0;
+  if (RoundFirst) {
+    s.idx2.clear();
+    s.val2.clear();
+  }
   for (std::size_t k = 0; k < val.size(); ++k) {
     double v = val[k];
     if (RoundFirst) {
@@ -340,6 +348,10 @@ double pruneColumnImpl(std::vector<I>& idx, std::vector<double>& val, I self, co
     if (v >= cut) {
       massPrune += v;
       ++nPrune;
+      if (RoundFirst) {
+        s.idx2.push_back(idx[k]);
+        s.val2.push_back(v);
+      }
     }
   }
   if (RoundFirst) {
@@ -354,7 +366,12 @@ double pruneColumnImpl(std::vector<I>& idx, std::vector<double>& val, I self, co
     const double rbar = nFull > R ? kBarLarge(val, R - nPrune, cut, s.w) : 0.0;
     massFinal = selectGq(idx, val, rbar);
   } else {
-    selectGq(idx, val, cut);
+    if (RoundFirst) {  // what selectGq(idx, val, cut) would leave, gathered in the pass above
+      idx.swap(s.idx2);
+      val.swap(s.val2);
+    } else {
+      selectGq(idx, val, cut);
+    }
     if (!R && val.empty()) {  // emergency measure: a loop
       idx.assign(1, self);
       val.assign(1, 1.0);

@@ -101,34 +101,43 @@ def main():
     rows = []
     ref = None
     pruning = ['-I', '2.0', '-P', '10000', '-S', '1100', '-R', '1400', '-pct', '90']
-    if not a.skip_mcl:
-        ts, rs, cs = [], [], []
-        for t in range(a.trials if a.mcl_trials is None else a.mcl_trials):
-            out = os.path.join(a.workdir, name + '.mclout')
-            dt, rss, cpu, _ = timed(['mcl', mci, '-te', '1'] + pruning + ['-o', out], out + '.log')
-            ts.append(dt); rs.append(rss); cs.append(cpu)
-        ref = read_native_clusters(out)
+    nps = [int(x) for x in a.np.split(',')]
+    mclTrials = 0 if a.skip_mcl else (a.trials if a.mcl_trials is None else a.mcl_trials)
+    # Trials alternate (mcl, P=1, P=4, mcl, ...) so that every program sees the same spells of the
+    # shared machine's load; CPU time too grows with the other cores' load (shared cache, memory).
+    runs = {'mcl': ([], [], [])}
+    runs.update({p: ([], [], []) for p in nps})
+    mclout = os.path.join(a.workdir, name + '.mclout')
+    for t in range(max(mclTrials, a.trials)):
+        if t < mclTrials:
+            dt, rss, cpu, _ = timed(['mcl', mci, '-te', '1'] + pruning + ['-o', mclout], mclout + '.log')
+            for lst, x in zip(runs['mcl'], (dt, rss, cpu)): lst.append(x)
+        if t < a.trials:
+            for p in nps:
+                out = os.path.join(a.workdir, '%s.trident.np%d' % (name, p))
+                cmd = ['mpirun', '--oversubscribe', '--allow-run-as-root', '--bind-to', 'none', '-np', str(p),
+                       a.trident, mtx, '-o', out] + a.extra
+                dt, rss, cpu, log = timed(cmd, out + '.log')
+                for lst, x in zip(runs[p], (dt, rss, cpu)): lst.append(x)
+    if mclTrials:
+        ref = read_native_clusters(mclout)
+        ts, rs, cs = runs['mcl']
         rows.append(('mcl', 1, statistics.median(ts), ts, max(rs), len(ref), '-', cs))
-    for p in [int(x) for x in a.np.split(',')]:
-        ts, rs, cs = [], [], []
-        for t in range(a.trials):
-            out = os.path.join(a.workdir, '%s.trident.np%d' % (name, p))
-            cmd = ['mpirun', '--oversubscribe', '--allow-run-as-root', '--bind-to', 'none', '-np', str(p),
-                   a.trident, mtx, '-o', out] + a.extra
-            dt, rss, cpu, log = timed(cmd, out + '.log')
-            ts.append(dt); rs.append(rss); cs.append(cpu)
-        got = read_label_clusters(out)
+    for p in nps:
+        ts, rs, cs = runs[p]
+        got = read_label_clusters(os.path.join(a.workdir, '%s.trident.np%d' % (name, p)))
         same = 'yes' if ref is not None and got == ref else ('no' if ref is not None else '?')
         rows.append(('trident-mcl P=%d' % p, p, statistics.median(ts), ts, max(rs), len(got), same, cs))
     print('graph %s: n=%d nnz=%d, %d trials, load %s' % (name, n, sum(len(c) for c in cols), a.trials,
           open('/proc/loadavg').read().split()[0]))
-    print('| program | wall median [s] | wall trials [s] | CPU median [s] | vs mcl (wall / CPU) | peak RSS per process [MB] | clusters | identical to mcl |')
-    print('|---|---|---|---|---|---|---|---|')
+    print('| program | wall median [s] | wall trials [s] | CPU median [s] | CPU trials [s] | vs mcl (wall / CPU) | peak RSS per process [MB] | clusters | identical to mcl |')
+    print('|---|---|---|---|---|---|---|---|---|')
     base = rows[0] if rows and rows[0][0] == 'mcl' else None
     for r in rows:
         cm = statistics.median(r[7])
         rel = '-' if base is None or r is base else '%.2f / %.2f' % (r[2] / base[2], cm / statistics.median(base[7]))
-        print('| %s | %.2f | %s | %.2f | %s | %.0f | %d | %s |' % (r[0], r[2], ' '.join('%.2f' % x for x in r[3]), cm, rel,
+        print('| %s | %.2f | %s | %.2f | %s | %s | %.0f | %d | %s |' % (r[0], r[2], ' '.join('%.2f' % x for x in r[3]), cm,
+                                                                  ' '.join('%.2f' % x for x in r[7]), rel,
                                                            r[4], r[5], r[6]))
 
 if __name__ == '__main__':

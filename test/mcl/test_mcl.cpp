@@ -239,6 +239,19 @@ void fusedKernelAgainstUnfused(const Trident::Csr& T, const std::string& what) {
                part.val[part.rowptr[pr] + q] == ref.val[ref.rowptr[r] + q];
     }
     check(same, "fused kernel in row slices = in one pass: " + tag);
+    // B's rows in any order (the accumulators' add-with-span path): every column's sum still runs
+    // over A's row in order, so the result is bitwise the sorted-B one.
+    Trident::Csr shuffled = T;
+    std::uint64_t seed = 99;
+    for (std::int64_t r = 0; r < T.nrows; ++r)
+      for (std::int64_t q = T.rowptr[r + 1] - 1; q > T.rowptr[r]; --q) {
+        const std::int64_t o = T.rowptr[r] + static_cast<std::int64_t>(splitmix(seed) % static_cast<std::uint64_t>(q - T.rowptr[r] + 1));
+        std::swap(shuffled.col[q], shuffled.col[o]);
+        std::swap(shuffled.val[q], shuffled.val[o]);
+      }
+    const Trident::Csr unsorted = Trident::prunedMultiply(T, shuffled, pruner);
+    check(unsorted.rowptr == ref.rowptr && unsorted.col == ref.col && unsorted.val == ref.val,
+          "fused kernel with B's rows unsorted = with them sorted: " + tag);
   }
 }
 

@@ -137,6 +137,23 @@ class ScanAccumulator {
     lo_ = std::numeric_limits<int>::max();
     hi_ = -1;
   }
+  std::size_t width() const { return hi_ >= lo_ ? static_cast<std::size_t>(hi_ - lo_ + 1) : 0; }
+  // flush() into arrays with room for width() entries, without a branch per column: MCL's heavy
+  // product rows fill 45-65% of their range, where "is it nonzero" is a coin toss for the branch
+  // predictor. Every column is written and the write position advances only past nonzeros.
+  std::size_t drain(int* col, double* val) {
+    std::size_t n = 0;
+    for (int c = lo_; c <= hi_; ++c) {
+      const double v = acc_[static_cast<std::size_t>(c)];
+      acc_[static_cast<std::size_t>(c)] = 0.0;
+      col[n] = c;
+      val[n] = v;
+      n += v != 0.0 ? 1 : 0;
+    }
+    lo_ = std::numeric_limits<int>::max();
+    hi_ = -1;
+    return n;
+  }
 
  private:
   std::vector<double> acc_;
@@ -160,19 +177,58 @@ void addRows(const M& A, const M& B, std::int64_t r, SortedRowAccumulator& acc, 
   }
 }
 
+// Prefetches one chunk's worth (kChunk entries) of a row of B: its column line and value line(s).
+constexpr std::int64_t kChunk = 16;  // ints in a 64-byte line
+template <class V>
+inline void prefetchChunk(const int* col, const V* val, std::int64_t x) {
+  __builtin_prefetch(col + x);
+  for (std::size_t b = 0; b < kChunk * sizeof(V); b += 64) __builtin_prefetch(reinterpret_cast<const char*>(val + x) + b);
+}
+
+// The rows of B a product row sums are scattered over B, so every one of them starts with cache
+// misses the hardware prefetcher cannot foresee (it learns a stream only after its first lines),
+// and MCL's heavy rows are a few hundred entries: the misses were a quarter of the kernel's time
+// (perf: the load of the row's first column, for the span, took 17% of the samples). So while one
+// row of B is summed, the next row's lines are prefetched, one line per chunk of 16 entries.
+// Measured on cit-HepTh's and email-Enron's second iterations: 1.41 -> 1.08 and 1.30 -> 0.92 ns per
+// multiply-add; prefetching the accumulator's lines as well made it slower (1.17 -> 1.39).
 template <class M, class Acc>
 void addRows(const M& A, const M& B, std::int64_t r, Acc& acc, bool bSorted) {
-  for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
+  const int* bc = B.col.data();
+  const auto* bv = B.val.data();
+  const std::int64_t pe = A.rowptr[r + 1];
+  for (std::int64_t p = A.rowptr[r]; p < pe; ++p) {
     const double a = static_cast<double>(A.val[p]);
     const int k = A.col[p];
     const std::int64_t qb = B.rowptr[k], qe = B.rowptr[k + 1];
-    if (qb == qe) continue;
-    if (bSorted) {
-      acc.span(B.col[qb], B.col[qe - 1]);
-      for (std::int64_t q = qb; q < qe; ++q) acc.addInRange(B.col[q], a * static_cast<double>(B.val[q]));
-    } else {
-      for (std::int64_t q = qb; q < qe; ++q) acc.add(B.col[q], a * static_cast<double>(B.val[q]));
+    std::int64_t x = 0, xe = 0;  // the next row of B, to prefetch
+    if (p + 1 < pe) {
+      x = B.rowptr[A.col[p + 1]];
+      xe = B.rowptr[A.col[p + 1] + 1];
     }
+    if (qb != qe) {
+      if (bSorted) acc.span(bc[qb], bc[qe - 1]);
+      std::int64_t q = qb;
+      for (; q + kChunk <= qe; q += kChunk) {
+        if (x < xe) {
+          prefetchChunk(bc, bv, x);
+          x += kChunk;
+        }
+        for (std::int64_t j = q; j < q + kChunk; ++j) {
+          if (bSorted)
+            acc.addInRange(bc[j], a * static_cast<double>(bv[j]));
+          else
+            acc.add(bc[j], a * static_cast<double>(bv[j]));
+        }
+      }
+      for (; q < qe; ++q) {
+        if (bSorted)
+          acc.addInRange(bc[q], a * static_cast<double>(bv[q]));
+        else
+          acc.add(bc[q], a * static_cast<double>(bv[q]));
+      }
+    }
+    for (; x < xe; x += kChunk) prefetchChunk(bc, bv, x);
   }
 }
 
@@ -193,6 +249,17 @@ void accumulateRow(const M& A, const M& B, std::int64_t r, Acc& acc, bool bSorte
   });
   cols.resize(static_cast<std::size_t>(cp - cols.data()));
   vals.resize(cols.size());
+}
+template <class M>
+void accumulateRow(const M& A, const M& B, std::int64_t r, ScanAccumulator& acc, bool bSorted, std::vector<int>& cols,
+                   std::vector<double>& vals) {
+  addRows(A, B, r, acc, bSorted);
+  const std::size_t w = acc.width();
+  cols.resize(w);
+  vals.resize(w);
+  const std::size_t n = acc.drain(cols.data(), vals.data());
+  cols.resize(n);
+  vals.resize(n);
 }
 }  // namespace
 
