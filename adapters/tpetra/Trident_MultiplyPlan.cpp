@@ -7,6 +7,7 @@
 #include <Tpetra_Vector.hpp>
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 
 #include "Trident_AutoAlgorithm.hpp"
 #include "Trident_MapSameness.hpp"
@@ -136,8 +137,10 @@ void tpetraImportBytes(const crs_matrix_type& A, const crs_matrix_type& B, const
                        std::optional<bool> a_import_serves, MultiplyStats& st) {
   const RowLengthsAtColumns rl = rowLengthsAtColumns(A, B, a_import_serves);
   for (std::int64_t w : multiplyAddsPerRow(A, rl.len)) st.local_flops += static_cast<std::uint64_t>(w);
+  const std::optional<std::vector<int>> owners = tpetra::remoteOwners(*rl.importer);
+  if (!owners) throw std::logic_error("Trident: Tpetra's Import has a receive layout the byte accounting does not know");
   tpetra::ImportBytes bytes;
-  tpetra::addImportBytesReceived(*rl.importer, rl.len, topo, bytes);
+  tpetra::addImportBytesReceived(*rl.importer, *owners, rl.len, topo, bytes);
   tpetra::addImportBytesSent(*rl.importer, B, topo, bytes);
   st.gi_bytes_recv += bytes.gi_recv;
   st.li_bytes_recv += bytes.li_recv;

@@ -230,20 +230,12 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
     c.c_entries = estimatedProductEntries(A, rl, work, static_cast<double>(B.getDomainMap()->getGlobalNumElements()));
   }
   // Tpetra's Multiply imports the B rows at A's remote columns: 8 B per row, 20 B per entry, as
-  // the drop-in accounts them. The Import's receive buffer holds the remote columns in order, in
-  // blocks of lengthsFrom[i] from procsFrom[i] (how doImport unpacks them), so the owners are
-  // known without a directory look-up.
+  // the drop-in accounts them, from the ranks that own them.
   auto lids = rl.importer->getRemoteLIDs();
-  const auto& dist = rl.importer->getDistributor();
-  auto from = dist.getProcsFrom();
-  auto lengths = dist.getLengthsFrom();
-  std::vector<int> owner;
-  owner.reserve(static_cast<std::size_t>(lids.size()));
-  for (std::size_t i = 0; i < static_cast<std::size_t>(from.size()); ++i) owner.insert(owner.end(), lengths[i], from[i]);
-  if (owner.size() != static_cast<std::size_t>(lids.size()) || use_directory) {
-    // Not the receive layout expected (never seen; Tpetra's doImport relies on it): the caller
-    // learns it from the reduced counts and asks again with use_directory on every rank, since
-    // the source map's directory look-up is collective.
+  std::optional<std::vector<int>> owners = remoteOwners(*rl.importer);
+  if (!owners || use_directory) {
+    // Not the receive layout expected: the caller learns it from the reduced counts and asks
+    // again with use_directory on every rank, since the source map's directory look-up is collective.
     c.layout_unknown = 1;
     if (use_directory) {
       auto target = A.getColMap();
@@ -252,24 +244,21 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
       Teuchos::Array<int> pids(lids.size());
       Teuchos::Array<LO> srcLids(lids.size());
       rl.importer->getSourceMap()->getRemoteIndexList(gids(), pids(), srcLids());
-      owner.assign(pids.begin(), pids.end());
+      owners = std::vector<int>(pids.begin(), pids.end());
       c.layout_unknown = 0;
     } else {
-      owner.assign(static_cast<std::size_t>(lids.size()), topo.rank());  // placeholder, recounted
+      owners = std::vector<int>(static_cast<std::size_t>(lids.size()), topo.rank());  // placeholder, recounted
     }
   }
-  std::vector<int> sources;
-  for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) {
-    const double b = 8.0 + 20.0 * rl.len[lids[t]];
-    (topo.same_group(topo.rank(), owner[t]) ? c.tpetra_li_bytes : c.tpetra_gi_bytes) += b;
-    sources.push_back(owner[t]);
-  }
+  ImportBytes counted;
+  addImportBytesReceived(*rl.importer, *owners, rl.len, topo, counted);
+  c.tpetra_gi_bytes = static_cast<double>(counted.gi_recv);
+  c.tpetra_li_bytes = static_cast<double>(counted.li_recv);
   if (bytes) {
-    *bytes = ImportBytes();
-    bytes->gi_recv = static_cast<std::uint64_t>(c.tpetra_gi_bytes);
-    bytes->li_recv = static_cast<std::uint64_t>(c.tpetra_li_bytes);
+    *bytes = counted;
     addImportBytesSent(*rl.importer, B, topo, *bytes);
   }
+  std::vector<int> sources(owners->begin(), owners->end());
   std::sort(sources.begin(), sources.end());
   sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
   for (int s : sources) (topo.same_group(topo.rank(), s) ? c.tpetra_li_msgs : c.tpetra_gi_msgs) += 1.0;

@@ -2,7 +2,6 @@
 
 #include <Tpetra_Distributor.hpp>
 #include <Tpetra_Vector.hpp>
-#include <stdexcept>
 
 #include "Trident_MapSameness.hpp"
 
@@ -41,20 +40,24 @@ std::vector<std::int64_t> multiplyAddsPerRow(const crs_matrix_type& A, const std
   return work;
 }
 
-void addImportBytesReceived(const Tpetra::Import<LO, GO, Node>& importer, const std::vector<double>& len,
-                            const Topology& topo, ImportBytes& bytes) {
-  const auto lids = importer.getRemoteLIDs();
+std::optional<std::vector<int>> remoteOwners(const Tpetra::Import<LO, GO, Node>& importer) {
   const auto& dist = importer.getDistributor();
   const auto from = dist.getProcsFrom();
   const auto lengths = dist.getLengthsFrom();
-  std::size_t t = 0;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(from.size()); ++i)
-    for (std::size_t j = 0; j < lengths[i] && t < static_cast<std::size_t>(lids.size()); ++j, ++t) {
-      const std::uint64_t b = 8 + 20 * static_cast<std::uint64_t>(len[lids[t]]);
-      (topo.same_group(topo.rank(), from[i]) ? bytes.li_recv : bytes.gi_recv) += b;
-    }
-  if (t != static_cast<std::size_t>(lids.size()))
-    throw std::logic_error("Trident: Tpetra's Import has a receive layout the byte accounting does not know");
+  std::vector<int> owners;
+  owners.reserve(importer.getNumRemoteIDs());
+  for (std::size_t i = 0; i < static_cast<std::size_t>(from.size()); ++i) owners.insert(owners.end(), lengths[i], from[i]);
+  if (owners.size() != importer.getNumRemoteIDs()) return std::nullopt;
+  return owners;
+}
+
+void addImportBytesReceived(const Tpetra::Import<LO, GO, Node>& importer, const std::vector<int>& owners,
+                            const std::vector<double>& len, const Topology& topo, ImportBytes& bytes) {
+  const auto lids = importer.getRemoteLIDs();
+  for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) {
+    const std::uint64_t b = 8 + 20 * static_cast<std::uint64_t>(len[lids[t]]);
+    (topo.same_group(topo.rank(), owners[t]) ? bytes.li_recv : bytes.gi_recv) += b;
+  }
 }
 
 void addImportBytesSent(const Tpetra::Import<LO, GO, Node>& importer, const crs_matrix_type& B, const Topology& topo,

@@ -36,12 +36,15 @@ struct ImportBytes {
   std::uint64_t gi_recv = 0, li_recv = 0, gi_sent = 0, li_sent = 0;
 };
 
-// The received half: the Import's receive buffer holds the remote columns in blocks of
-// lengthsFrom[i] from procsFrom[i] (what doImport unpacks), so the owners are known without a
-// directory look-up. len: B's row lengths at A's columns. Local; a receive layout other than that
-// (Tpetra's Import guarantees it) is a std::logic_error.
-void addImportBytesReceived(const Tpetra::Import<LO, GO, Node>& importer, const std::vector<double>& len,
-                            const Topology& topo, ImportBytes& bytes);
+// The owner of each of the Import's remote LIDs, in their order, without a directory look-up: the
+// receive buffer holds them in blocks of lengthsFrom[i] from procsFrom[i] (what doImport unpacks).
+// Local; std::nullopt for any other receive layout (never seen; Tpetra's doImport relies on it).
+std::optional<std::vector<int>> remoteOwners(const Tpetra::Import<LO, GO, Node>& importer);
+
+// The received half, given the owners of the remote LIDs (remoteOwners, or a directory look-up).
+// len: B's row lengths at A's columns.
+void addImportBytesReceived(const Tpetra::Import<LO, GO, Node>& importer, const std::vector<int>& owners,
+                            const std::vector<double>& len, const Topology& topo, ImportBytes& bytes);
 
 // The sent half, from the Import's export lists (the rows of B this rank sends and to whom):
 // local, no collective. importer: B's row map (or a map locally the same) -> A's column map.
