@@ -22,12 +22,9 @@ namespace {
 }  // namespace
 
 void throwIfAnyRank(MPI_Comm comm, bool failed, const std::string& message) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int mine = failed ? rank : size, first = size;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first != size) throwMessageOf(comm, first, message);
+  CollectiveCheck check;  // one check, one collective
+  check.failIf(failed, message);
+  check.run(comm);
 }
 
 void CollectiveCheck::failIf(bool failed, const std::string& message) {
