@@ -17,6 +17,7 @@
 #include "Trident_Generators.hpp"
 #include "Trident_MatrixMatrix.hpp"
 #include "common/TestUtils.hpp"
+#include "common/TripletRows.hpp"
 #include <trident/algorithms/Algorithms.hpp>
 #include <trident/backend/Backend.hpp>
 #include <trident/grid/Topology.hpp>
@@ -79,18 +80,10 @@ struct Setup {
 
 Setup distribute(const Problem& p, const Topology& topo, const TileGrid& grid, int slices, int my_unit, int my_k,
                  const RankOf& rankOf) {
-  auto rowsAndNnz = [](const Triplets& T, std::vector<std::int64_t>& pos, std::vector<std::int64_t>& nnz) {
-    std::map<std::int64_t, std::int64_t> c;
-    for (auto r : T.row) ++c[r];
-    for (auto& e : c) {
-      pos.push_back(e.first);
-      nnz.push_back(e.second);
-    }
-  };
   const Triplets a = mine(p.A), b = mine(p.B);
   std::vector<std::int64_t> ap, aw, bp, bw;
-  rowsAndNnz(a, ap, aw);
-  rowsAndNnz(b, bp, bw);
+  TridentTest::rowsAndEntries(a, ap, aw);
+  TridentTest::rowsAndEntries(b, bp, bw);
   Setup s;
   s.L = makeLayout(grid, slices, p.m, p.k, p.n, ap, aw, bp, bw, topo.world());
   s.tiles = distributeTiles(s.L, a, b, rankOf, my_unit, my_k, topo.world(), nullptr);

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "common/TripletRows.hpp"
 #include "trident/algorithms/Algorithms.hpp"
 #include "trident/core/Abort.hpp"
 #include "trident/core/Errors.hpp"
@@ -133,17 +134,9 @@ struct Setup {
 };
 
 Setup distribute(const Problem& p, const Topology& topo) {
-  auto rowsAndNnz = [](const Triplets& T, std::vector<std::int64_t>& pos, std::vector<std::int64_t>& nnz) {
-    std::map<std::int64_t, std::int64_t> c;
-    for (auto r : T.row) ++c[r];
-    for (auto& e : c) {
-      pos.push_back(e.first);
-      nnz.push_back(e.second);
-    }
-  };
   std::vector<std::int64_t> ap, aw, bp, bw;
-  rowsAndNnz(p.A, ap, aw);
-  rowsAndNnz(p.B, bp, bw);
+  TridentTest::rowsAndEntries(p.A, ap, aw);
+  TridentTest::rowsAndEntries(p.B, bp, bw);
   Setup s;
   s.L = makeLayout(TileGrid::forUnits(topo.groups()), topo.ranks_per_group(), p.m, p.k, p.n, ap, aw, bp, bw,
                    topo.world());
