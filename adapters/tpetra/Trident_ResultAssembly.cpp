@@ -10,11 +10,12 @@
 #include <trident/stats/PhaseTimer.hpp>
 #include <trident/transport/BigCount.hpp>
 
+#include "Trident_OwnerImport.hpp"
+
 namespace Trident {
 namespace tpetra {
 
 namespace {
-using import_type = Tpetra::Import<LO, GO, Node>;
 using row_map_view = crs_matrix_type::local_graph_device_type::row_map_type::non_const_type;
 using entries_view = crs_matrix_type::local_graph_device_type::entries_type::non_const_type;
 using values_view = crs_matrix_type::local_matrix_device_type::values_type;
@@ -149,7 +150,9 @@ class ColumnNumbering {
     for (std::size_t t = 0; t < remote.size(); ++t) {
       order.push_back(remote[t]);
       gids_.push_back(remoteGids[t]);
-      remote_pids_.push_back(colPos.owner(remote[t]));
+      const int o = colPos.owner(remote[t]);
+      remote_pids_.push_back(o);
+      remote_owner_lids_.push_back(static_cast<LO>(remote[t] - colPos.begin(o)));
     }
     if (dense_) {
       for (std::size_t l = 0; l < order.size(); ++l) slot_[order[l]] = static_cast<int>(l);
@@ -167,7 +170,9 @@ class ColumnNumbering {
   }
   LO localUsed() const { return local_used_; }
   const std::vector<GO>& gids() const { return gids_; }
-  Teuchos::Array<int> remotePids() const { return Teuchos::Array<int>(remote_pids_); }
+  // Owner and local index there of each remote column, in column-map order.
+  const std::vector<int>& remotePids() const { return remote_pids_; }
+  const std::vector<LO>& remoteOwnerLids() const { return remote_owner_lids_; }
 
  private:
   bool dense_ = true;
@@ -177,6 +182,7 @@ class ColumnNumbering {
   LO local_used_ = 0;
   std::vector<GO> gids_;
   std::vector<int> remote_pids_;
+  std::vector<LO> remote_owner_lids_;
 };
 }  // namespace
 
@@ -500,9 +506,9 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
   } else {
     kept_ = false;
   }
-  // Remote owners are known: an Import without Tpetra's directory look-up.
-  Teuchos::Array<int> remotePids = numbering.remotePids();
-  importer_ = Teuchos::rcp(new import_type(domainMap, colMap_, remotePids));
+  // Remote owners and their local indices are known: an Import that tells each owner its
+  // exports point-to-point, without Tpetra's directory look-up or its reduce-scatters.
+  importer_ = importFromOwners(domainMap, colMap_, numbering.remotePids(), numbering.remoteOwnerLids(), colPos_, comm_);
   if (!fill_complete) return;
   C.expertStaticFillComplete(domainMap, rangeMap, importer_, Teuchos::null, fill_params);
 }

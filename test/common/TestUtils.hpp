@@ -14,6 +14,8 @@
 #include <tuple>
 #include <vector>
 
+#include <Tpetra_Import.hpp>
+
 #include "Trident_TpetraTypes.hpp"
 #include <trident/core/Errors.hpp>
 #include <trident/local/LocalSpGEMM.hpp>
@@ -142,6 +144,47 @@ inline bool sameMatrix(const Entries& a, const Entries& b, std::string& why) {
   MPI_Bcast(&ok, 1, MPI_INT, 0, world());
   why = msg;
   return ok == 1;
+}
+
+// C's Import (its graph's importer) moves the same entries as the one Tpetra builds itself from
+// C's domain and column maps: the same remote local indices and, per sending rank, the same
+// exported local indices in the same order (the order is what matches the receiver's). Collective.
+inline bool importAsTpetras(const crs_matrix_type& C, std::string& why) {
+  using import_type = Tpetra::Import<LO, GO, crs_matrix_type::node_type>;
+  auto mine = C.getGraph()->getImporter();
+  auto colMap = C.getColMap();
+  auto domainMap = C.getDomainMap();
+  int ok = 1;
+  std::string msg;
+  // Tpetra builds none when the two maps are the same; one that moves nothing is as good.
+  const bool needs = !colMap->isSameAs(*domainMap);  // collective: on every rank
+  if (mine.is_null() && needs) {
+    ok = 0;
+    msg = "no Import, but the column map differs from the domain map";
+  } else if (!mine.is_null()) {
+    import_type theirs(domainMap, colMap);
+    auto perPid = [](const import_type& im) {
+      std::map<int, std::vector<LO>> m;
+      auto lids = im.getExportLIDs();
+      auto pids = im.getExportPIDs();
+      for (decltype(lids.size()) t = 0; t < lids.size(); ++t) m[pids[t]].push_back(lids[t]);
+      return m;
+    };
+    auto r1 = mine->getRemoteLIDs(), r2 = theirs.getRemoteLIDs();
+    if (mine->getNumSameIDs() != theirs.getNumSameIDs() || mine->getNumPermuteIDs() != theirs.getNumPermuteIDs() ||
+        std::vector<LO>(r1.begin(), r1.end()) != std::vector<LO>(r2.begin(), r2.end())) {
+      ok = 0;
+      msg = "same, permuted or remote indices differ on rank " + std::to_string(rank());
+    } else if (perPid(*mine) != perPid(theirs)) {
+      ok = 0;
+      msg = "exports differ on rank " + std::to_string(rank());
+    }
+  }
+  int all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, world());
+  if (!ok) std::cerr << "importAsTpetras: " << msg << std::endl;
+  why = all ? "" : "C's Import differs from Tpetra's (see stderr)";
+  return all == 1;
 }
 
 // Serial reference product (plain Gustavson) of gathered operands, by global indices; on rank 0.

@@ -95,6 +95,7 @@ void runCase(const std::string& name, const crs_matrix_type& A, bool tA, const c
                 C->getRangeMap()->isSameAs(*expectedRange) && C->getRowMap()->isSameAs(*rowMap);
     tally.check(maps, what + " maps as Tpetra's");
     tally.check(sameMatrix(tp, gather(*C), why), what + " == Tpetra", why);
+    tally.check(importAsTpetras(*C, why), what + " Import as Tpetra's", why);
   }
 }
 
@@ -139,6 +140,26 @@ void randomCases(const Trident::comm_ptr& comm) {
   auto colB = awkwardMap(90, comm);
   auto B2 = Trident::gen::random(inner, colB, inner, o);
   runCase("awkward maps A(180x120)*B(120x90)", *A2, false, *B2, false, true);
+
+  // Hypersparse C over a domain map whose GIDs run backwards on every rank: C's Import tells each
+  // owner its few columns as index lists (not bitmaps), in an order that is not the owner's own.
+  {
+    const long long n = 40000;
+    const int P = comm->getSize(), me = comm->getRank();
+    std::vector<GO> backwards;
+    for (long long g = n * (me + 1) / P - 1; g >= n * me / P; --g) backwards.push_back(g);
+    auto domainB = Teuchos::rcp(new map_type(n, Teuchos::ArrayView<const GO>(backwards.data(), backwards.size()), 0, comm));
+    auto innerH = Teuchos::rcp(new map_type(8000, 0, comm));
+    auto rowH = Teuchos::rcp(new map_type(200, 0, comm));
+    RandomOptions h;
+    h.avg_per_row = 3;
+    h.seed = 14;
+    auto AH = Trident::gen::random(rowH, innerH, rowH, h);
+    h.avg_per_row = 1;
+    h.seed = 15;
+    auto BH = Trident::gen::random(innerH, domainB, innerH, h);
+    runCase("hypersparse C, backwards domain map A(200x8000)*B(8000x40000)", *AH, false, *BH, false, false);
+  }
 
   // Square random with a very skewed row, A*A.
   RandomOptions s;
