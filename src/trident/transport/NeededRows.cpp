@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 
 #include "trident/transport/BigCount.hpp"
 
@@ -25,29 +26,75 @@ std::vector<int> distinctSorted(std::vector<int> values, std::int64_t width) {
   return values;
 }
 
-// Allgather of one list per rank (each rank's made of `parts` pieces): *all gets every rank's
-// pieces, rank-major, and at[q * (parts + 1) + p] where piece p of rank q starts in it.
-void allgatherLists(const std::vector<int>& mine, const std::vector<std::int64_t>& mine_counts, MPI_Comm comm,
-                    std::vector<int>* all, std::vector<std::int64_t>* at) {
+// Allgather of one list per rank (each rank's made of `parts` pieces, piece p ascending and in
+// [0, widths[p]), widths the same on every rank): *all gets every rank's pieces, rank-major, and
+// at[q * (parts + 1) + p] where piece p of rank q starts in it. A piece travels as a bitmap of
+// its range when that is shorter than the list: lists of the rows a tile needs are often most of
+// the tile (unstructured graphs), where the bitmap is 32 times smaller, and on a slow Gi link the
+// bytes of this gather are the in phase's time. Pieces are stored as lists again on arrival.
+void allgatherLists(const std::vector<int>& mine, const std::vector<std::int64_t>& mine_counts,
+                    const std::vector<std::int64_t>& widths, MPI_Comm comm, std::vector<int>* all,
+                    std::vector<std::int64_t>* at) {
   int size = 1;
   MPI_Comm_size(comm, &size);
   const int parts = static_cast<int>(mine_counts.size());
-  std::vector<std::int64_t> counts(static_cast<std::size_t>(size) * parts);
+  // Per piece: its length as a list, and its length on the wire (shorter only as a bitmap).
+  std::vector<std::int64_t> meta(2 * static_cast<std::size_t>(parts));
+  std::vector<int> wire;
+  wire.reserve(mine.size());
+  std::int64_t from = 0;
+  for (int p = 0; p < parts; ++p) {
+    const std::int64_t count = mine_counts[p], words = (widths[p] + 31) / 32;
+    meta[2 * p] = count;
+    if (words < count) {
+      const std::size_t base = wire.size();
+      wire.resize(base + static_cast<std::size_t>(words), 0);
+      for (std::int64_t t = from; t < from + count; ++t)
+        wire[base + mine[t] / 32] = static_cast<int>(static_cast<std::uint32_t>(wire[base + mine[t] / 32]) |
+                                                     (1u << (mine[t] % 32)));
+      meta[2 * p + 1] = words;
+    } else {
+      wire.insert(wire.end(), mine.begin() + from, mine.begin() + from + count);
+      meta[2 * p + 1] = count;
+    }
+    from += count;
+  }
+  std::vector<std::int64_t> metas(static_cast<std::size_t>(size) * 2 * parts);
   if (parts > 0)
-    MPI_Allgather(mine_counts.data(), parts, MPI_INT64_T, counts.data(), parts, MPI_INT64_T, comm);
+    MPI_Allgather(meta.data(), 2 * parts, MPI_INT64_T, metas.data(), 2 * parts, MPI_INT64_T, comm);
   std::vector<std::int64_t> totals(size, 0);
   at->assign(static_cast<std::size_t>(size) * (parts + 1), 0);
-  std::int64_t offset = 0;
+  std::int64_t offset = 0, wireTotal = 0;
   for (int q = 0; q < size; ++q) {
     for (int p = 0; p < parts; ++p) {
       (*at)[q * (parts + 1) + p] = offset;
-      offset += counts[q * parts + p];
-      totals[q] += counts[q * parts + p];
+      offset += metas[(static_cast<std::size_t>(q) * parts + p) * 2];
+      totals[q] += metas[(static_cast<std::size_t>(q) * parts + p) * 2 + 1];
     }
     (*at)[q * (parts + 1) + parts] = offset;
+    wireTotal += totals[q];
   }
+  std::vector<int> wireAll(static_cast<std::size_t>(wireTotal));
+  bigcount::allgatherv(wire.data(), wireAll.data(), totals, MPI_INT, comm);
+  wire = {};
   all->resize(static_cast<std::size_t>(offset));
-  bigcount::allgatherv(mine.data(), all->data(), totals, MPI_INT, comm);
+  std::int64_t w = 0;
+  for (int q = 0; q < size; ++q)
+    for (int p = 0; p < parts; ++p) {
+      const std::int64_t count = metas[(static_cast<std::size_t>(q) * parts + p) * 2];
+      const std::int64_t len = metas[(static_cast<std::size_t>(q) * parts + p) * 2 + 1];
+      int* out = all->data() + (*at)[q * (parts + 1) + p];
+      if (len == count) {
+        std::copy(wireAll.begin() + w, wireAll.begin() + w + len, out);
+      } else {
+        std::int64_t n = 0;
+        for (std::int64_t t = 0; t < len; ++t)
+          for (std::uint32_t x = static_cast<std::uint32_t>(wireAll[w + t]); x; x &= x - 1)
+            out[n++] = static_cast<int>(32 * t + __builtin_ctz(x));
+        if (n != count) throw std::logic_error("Trident: needed rows: a bitmap that does not match its count");
+      }
+      w += len;
+    }
 }
 }  // namespace
 
@@ -71,7 +118,9 @@ NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_C
     own.insert(own.end(), cols.begin(), cols.end());
   }
   MPI_Comm_size(li_comm, &lambda_);
-  allgatherLists(own, own_counts, li_comm, &group_cols_, &group_at_);
+  std::vector<std::int64_t> widths(g.rounds);
+  for (int s = 0; s < g.rounds; ++s) widths[s] = L.inner_width(s);
+  allgatherLists(own, own_counts, widths, li_comm, &group_cols_, &group_at_);
   own = {};
 
   std::vector<int> mine;  // my slice-k portions of the merged lists, slice-local, in s order
@@ -93,7 +142,8 @@ NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_C
   // 2. Everyone with my k learns every group's portions (Gi, one all-gather before the loop).
   std::vector<int> all;
   std::vector<std::int64_t> at;
-  allgatherLists(mine, mine_counts, gi_comm, &all, &at);
+  for (int s = 0; s < g.rounds; ++s) widths[s] = sliceRows(s);
+  allgatherLists(mine, mine_counts, widths, gi_comm, &all, &at);
   for (int u = 0; u < g.units(); ++u) {
     const int i = g.unit_row(u);
     for (int s = 0; s < g.rounds; ++s) {

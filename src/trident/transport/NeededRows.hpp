@@ -7,9 +7,9 @@
 // Computed once before the multiply loop: the group that owns A(i,s) gathers its slices' column
 // lists over Li, then rank k of every group shares, over Gi, the part of their union that falls
 // into slice k of B's row block s. Both the owner of B(s,j) and the requesting group thus know the
-// request without a handshake inside the loop. Everything travels and stays as sorted index
-// lists, O(entries of A), never one bit per row of a tile: a hypersparse tile has far more rows
-// than entries (test_memory_scaling).
+// request without a handshake inside the loop. Everything stays as sorted index lists, O(entries
+// of A), never one bit per row of a tile: a hypersparse tile has far more rows than entries
+// (test_memory_scaling); a list travels as a bitmap only when the bitmap is shorter.
 #include <mpi.h>
 #include <cstdint>
 #include <vector>
