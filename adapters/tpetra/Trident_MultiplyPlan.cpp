@@ -355,18 +355,25 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   p.domainB = Bp->getDomainMap();
   p.rangeA = Ap->getRangeMap();
   auto sub = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: plan: positions")));
-  p.rowPos = std::make_unique<tpetra::MapPositions>(*Ap->getRowMap());
-  tpetra::MapPositions innerPos(*Ap->getDomainMap());
-  p.colPos = std::make_unique<tpetra::MapPositions>(*p.domainB);
+  std::vector<tpetra::MapPositions> positions =
+      tpetra::MapPositions::of({Ap->getRowMap().get(), Ap->getDomainMap().get(), p.domainB.get()});
+  p.rowPos = std::make_unique<tpetra::MapPositions>(std::move(positions[0]));
+  const tpetra::MapPositions innerPos = std::move(positions[1]);
+  p.colPos = std::make_unique<tpetra::MapPositions>(std::move(positions[2]));
   const std::int64_t m = p.rowPos->global(), k = innerPos.global(), n = p.colPos->global();
 
-  // Global IDs -> positions. B's rows must be global IDs of op(A)'s domain map.
+  // Global IDs -> positions. B's rows must be global IDs of op(A)'s domain map. With linear maps
+  // the three look-ups are local and share one check.
   p.aRow.resize(Ap->getNodeNumRows());
   for (std::size_t r = 0; r < p.aRow.size(); ++r) p.aRow[r] = p.rowPos->first() + static_cast<std::int64_t>(r);
-  p.aCol = tpetra::positionsOf(*Ap->getDomainMap(), innerPos, Ap->getColMap()->getNodeElementList(), "a column of op(A)");
+  CollectiveCheck lookups;
+  p.aCol = tpetra::positionsOf(*Ap->getDomainMap(), innerPos, Ap->getColMap()->getNodeElementList(),
+                               "a column of op(A)", &lookups);
   p.bRow = tpetra::positionsOf(*Ap->getDomainMap(), innerPos, Bp->getRowMap()->getNodeElementList(),
-                               "a row of op(B) (op(B)'s rows must match op(A)'s domain map)");
-  p.bCol = tpetra::positionsOf(*p.domainB, *p.colPos, Bp->getColMap()->getNodeElementList(), "a column of op(B)");
+                               "a row of op(B) (op(B)'s rows must match op(A)'s domain map)", &lookups);
+  p.bCol = tpetra::positionsOf(*p.domainB, *p.colPos, Bp->getColMap()->getNodeElementList(), "a column of op(B)",
+                               &lookups);
+  lookups.run(p.world);
   if (p.opt.permute) {
     const auto seed = static_cast<std::uint64_t>(p.opt.seed);
     p.prow = Permutation(m, seed);

@@ -2,6 +2,7 @@
 
 #include <Teuchos_DefaultMpiComm.hpp>
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include <trident/core/Errors.hpp>
@@ -12,20 +13,43 @@ namespace Trident {
 namespace tpetra {
 
 
-MapPositions::MapPositions(const map_type& map) {
-  MPI_Comm comm = rawComm(map.getComm());
-  int P = 1;
+MapPositions::MapPositions(const map_type& map) : MapPositions(of({&map}).front()) {}
+
+std::vector<MapPositions> MapPositions::of(const std::vector<const map_type*>& maps) {
+  MPI_Comm comm = rawComm(maps.front()->getComm());
+  int P = 1, me = 0;
   MPI_Comm_size(comm, &P);
-  MPI_Comm_rank(comm, &rank_);
-  std::int64_t mine = static_cast<std::int64_t>(map.getNodeNumElements());
-  std::vector<std::int64_t> counts(P);
-  MPI_Allgather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm);
-  offset_.assign(P + 1, 0);
-  std::partial_sum(counts.begin(), counts.end(), offset_.begin() + 1);
-  base_ = map.getMinAllGlobalIndex();
-  int linear = map.isContiguous() && (mine == 0 || map.getMinGlobalIndex() == base_ + offset_[rank_]) ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &linear, 1, MPI_INT, MPI_MIN, comm);
-  linear_ = linear == 1;
+  MPI_Comm_rank(comm, &me);
+  // Per map: this rank's count and its first GID when its GIDs are one contiguous run (else a
+  // sentinel), from which every rank tells whether the map is "linear" without a second round.
+  const std::size_t n = maps.size();
+  const std::int64_t kNotRun = std::numeric_limits<std::int64_t>::min();
+  std::vector<std::int64_t> mine(2 * n), all(2 * n * static_cast<std::size_t>(P));
+  for (std::size_t m = 0; m < n; ++m) {
+    const map_type& map = *maps[m];
+    mine[2 * m] = static_cast<std::int64_t>(map.getNodeNumElements());
+    mine[2 * m + 1] = map.isContiguous() ? static_cast<std::int64_t>(map.getMinGlobalIndex()) : kNotRun;
+  }
+  MPI_Allgather(mine.data(), static_cast<int>(2 * n), MPI_INT64_T, all.data(), static_cast<int>(2 * n), MPI_INT64_T,
+                comm);
+  std::vector<MapPositions> out;
+  out.reserve(n);
+  for (std::size_t m = 0; m < n; ++m) {
+    MapPositions pos;
+    pos.rank_ = me;
+    pos.offset_.assign(P + 1, 0);
+    for (int q = 0; q < P; ++q) pos.offset_[q + 1] = pos.offset_[q] + all[(static_cast<std::size_t>(q) * n + m) * 2];
+    pos.base_ = maps[m]->getMinAllGlobalIndex();
+    bool linear = true;
+    for (int q = 0; q < P && linear; ++q) {
+      const std::int64_t count = all[(static_cast<std::size_t>(q) * n + m) * 2];
+      const std::int64_t first = all[(static_cast<std::size_t>(q) * n + m) * 2 + 1];
+      linear = first != kNotRun && (count == 0 || first == pos.base_ + pos.offset_[q]);
+    }
+    pos.linear_ = linear;
+    out.push_back(std::move(pos));
+  }
+  return out;
 }
 
 int MapPositions::owner(std::int64_t pos) const {
@@ -33,7 +57,8 @@ int MapPositions::owner(std::int64_t pos) const {
 }
 
 std::vector<std::int64_t> positionsOf(const map_type& map, const MapPositions& pos,
-                                      const Teuchos::ArrayView<const GO>& gids, const std::string& what) {
+                                      const Teuchos::ArrayView<const GO>& gids, const std::string& what,
+                                      CollectiveCheck* deferred) {
   std::vector<std::int64_t> out(gids.size());
   if (pos.linear()) {
     bool bad = false;
@@ -45,8 +70,11 @@ std::vector<std::int64_t> positionsOf(const map_type& map, const MapPositions& p
         missing = gids[t];
       }
     }
-    throwIfAnyRank(rawComm(map.getComm()), bad,
-                   what + ": global index " + std::to_string(missing) + " is not in the map it must match");
+    const std::string message = what + ": global index " + std::to_string(missing) + " is not in the map it must match";
+    if (deferred)
+      deferred->failIf(bad, message);
+    else
+      throwIfAnyRank(rawComm(map.getComm()), bad, message);
     return out;
   }
   Teuchos::Array<int> pids(gids.size());

@@ -8,6 +8,7 @@
 
 #include "Trident_TpetraComm.hpp"
 #include "Trident_TpetraTypes.hpp"
+#include <trident/core/Errors.hpp>
 #include <trident/partition/Permutation.hpp>
 #include <trident/local/Csr.hpp>
 #include <trident/partition/Redistribute.hpp>
@@ -21,6 +22,9 @@ using Trident::tpetra::rawComm;  // Trident_TpetraComm.hpp
 class MapPositions {
  public:
   explicit MapPositions(const map_type& map);
+  // Collective: the positions of several maps on one communicator in one all-gather (each map on
+  // its own costs two collectives; on a slow global link every one is latency times log P).
+  static std::vector<MapPositions> of(const std::vector<const map_type*>& maps);
   std::int64_t global() const { return offset_.back(); }
   std::int64_t first() const { return offset_[rank_]; }
   int owner(std::int64_t pos) const;
@@ -31,6 +35,7 @@ class MapPositions {
   GO base() const { return base_; }
 
  private:
+  MapPositions() = default;
   std::vector<std::int64_t> offset_;
   int rank_ = 0;
   bool linear_ = false;
@@ -38,9 +43,11 @@ class MapPositions {
 };
 
 // Collective. Positions in `map` of arbitrary global IDs; every rank throws InvalidInput naming
-// `what` if some ID is not in `map`.
+// `what` if some ID is not in `map`. With `deferred`, a linear map's check is only recorded there
+// (no communication): the caller runs it, so several look-ups share one collective.
 std::vector<std::int64_t> positionsOf(const map_type& map, const MapPositions& pos,
-                                      const Teuchos::ArrayView<const GO>& gids, const std::string& what);
+                                      const Teuchos::ArrayView<const GO>& gids, const std::string& what,
+                                      CollectiveCheck* deferred = nullptr);
 
 // Collective. Global IDs of the given positions of `map` (any positions, any rank).
 std::vector<GO> gidsAt(const Teuchos::RCP<const map_type>& map, const MapPositions& pos,

@@ -125,6 +125,16 @@ int main(int argc, char** argv) {
     auto C = freshC();
     Trident::MatrixMatrix::Multiply(*A, false, *A, false, *C);  // 120x100 * 120x100
   });
+  // Same sizes, but B's rows are other global IDs than op(A)'s domain map's: found while turning
+  // IDs into positions (a check the three look-ups share), on every rank.
+  expectInvalidInput(tally, "B's rows not op(A)'s domain map", "must match op(A)'s domain map", [&] {
+    auto shifted = Teuchos::rcp(new map_type(100, 1000, comm));
+    auto Bshift = Trident::gen::random(shifted, B->getDomainMap(), shifted, o);
+    auto C = freshC();
+    auto params = Teuchos::rcp(new Teuchos::ParameterList);
+    params->set("trident: algorithm", "trident");
+    Trident::MatrixMatrix::Multiply(*A, false, *Bshift, false, *C, true, "", params);
+  });
   expectInvalidInput(tally, "C on the wrong row map", "row map", [&] {
     auto C = Teuchos::rcp(new crs_matrix_type(B->getRowMap(), 0));
     Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C);
