@@ -50,7 +50,7 @@ const LoadedModel& modelFromEnvironment() {
   return cache.emplace(path, m).first->second;
 }
 
-constexpr int kBoundSlots = 11;
+constexpr int kBoundSlots = 13;
 
 long long fingerprintOf(const planner::MachineModel& m) {
   static_assert(std::is_trivially_copyable<planner::MachineModel>::value, "the model is hashed as bytes");
@@ -66,7 +66,8 @@ long long fingerprintOf(const planner::MachineModel& m) {
 // their balanced share of the multiply-adds and entries. When Tpetra's time from above is no more
 // than the others' from below, counting could only confirm Tpetra (ties go to Tpetra there too):
 // choose it without the import, the sketches and the allreduce. The reason says it was bounded.
-bool settledForTpetra(const AutoInputs::Bound& b, int P, const planner::MachineModel& model, MultiplyStats& stats) {
+bool settledForTpetra(const AutoInputs::Bound& b, int P, const planner::MachineModel& model, MultiplyStats& stats,
+                      std::string& unsettled) {
   planner::Estimate tp;
   tp.algo = "tpetra";
   tp.flops_max = b.flops_max;
@@ -75,6 +76,7 @@ bool settledForTpetra(const AutoInputs::Bound& b, int P, const planner::MachineM
   // All imported bytes over the slower link, every source charged.
   (model.gi_bandwidth <= model.li_bandwidth ? tp.gi_bytes_max : tp.li_bytes_max) = b.import_bytes_max;
   tp.msgs_max = b.sources_max;
+  tp.import_rows_max = b.import_rows_max;
   planner::MachineModel upper = model;
   upper.gi_latency = std::max(model.gi_latency, model.li_latency);
   const double tpetraAtMost = planner::estimateTime(tp, P, upper);
@@ -90,7 +92,16 @@ bool settledForTpetra(const AutoInputs::Bound& b, int P, const planner::MachineM
     othersAtLeast = othersAtLeast == 0 ? t : std::min(othersAtLeast, t);
     why << " " << algo << " >= " << t << " s;";
   }
-  if (tpetraAtMost > othersAtLeast) return false;
+  if (tpetraAtMost > othersAtLeast) {
+    std::ostringstream b;
+    b.precision(3);
+    b << " (not bounded: tpetra <= " << tpetraAtMost << " s = kernel " << tp.t_kernel << " (" << tp.flops_max
+      << " madds, " << tp.c_max << " C) + links " << tp.t_links << " + import " << tp.t_import << " ("
+      << tp.gi_bytes_max + tp.li_bytes_max << " B, " << tp.import_rows_max << " rows) + fixed " << tp.t_fixed << ";"
+      << why.str() << ")";
+    unsettled = b.str();
+    return false;
+  }
   stats.auto_chosen = true;
   stats.predicted_time = tpetraAtMost;
   stats.predicted_gi_bytes_recv = stats.predicted_li_bytes_recv = 0;  // not counted
@@ -108,7 +119,8 @@ std::string reasonOf(const std::vector<planner::Estimate>& est, int best) {
     why << " " << e.algo << " " << e.time_s << " s = fixed " << e.t_fixed << " + kernel " << e.t_kernel << " ("
         << e.flops_max << " madds, " << e.c_max << " C) + entries " << e.t_entries << " (" << e.entries_max
         << ") + links " << e.t_links << " (" << e.gi_bytes_max + e.li_bytes_max << " B, " << e.msgs_max
-        << " msgs) + import " << e.t_import << ";";
+        << " msgs) + import " << e.t_import << " ("
+        << e.import_rows_max << " rows);";
   return why.str();
 }
 
@@ -125,10 +137,19 @@ AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const c
   const bool askRows = transposeA && !transposeB && A.isFillComplete() && B.isFillComplete();
   in.rows_slot = check.contribute(askRows && tpetra::locallySame(*A.getRowMap(), *B.getRowMap()) ? 1 : 0);
   tpetra::LocalBoundInputs b;
-  if (!transposeA && !transposeB) b = tpetra::localBoundInputs(A, B);
-  const long long v[kBoundSlots] = {b.ok ? 1 : 0,   b.flops_known, b.a_remote_entries, b.remote_columns,
+  if (!transposeA && !transposeB) {
+    Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: bound inputs"));
+    b = tpetra::localBoundInputs(A, B);
+  }
+  // TRIDENT_AUTO_COUNT=1 counts every product, also those the bound would settle (to fit a machine
+  // model on products where the bound decides). Agreed through the check's minimum, so a rank
+  // without it cannot skip the counting collectives the others run.
+  const char* countAll = std::getenv("TRIDENT_AUTO_COUNT");
+  const bool boundAllowed = !(countAll && std::strcmp(countAll, "1") == 0);
+  const long long v[kBoundSlots] = {b.ok && boundAllowed ? 1 : 0,   b.flops_known, b.a_remote_entries, b.remote_columns,
                                     b.b_max_row,    b.a_entries,   b.b_entries,        b.a_entries + b.b_entries,
-                                    b.sources,      b.max_sent_to_one, b.c_entries_max};
+                                    b.sources,      b.max_sent_to_one, b.c_entries_known,
+                                    b.c_remote_entries, b.c_entries_capped};
   in.bound_slot = check.contribute(v[0]);
   for (int t = 1; t < kBoundSlots; ++t) check.contribute(v[t]);
   return in;
@@ -149,9 +170,14 @@ void AutoInputs::agree(const CollectiveCheck& check) {
   // rank, and at most the longest row of B for each of its remote columns.
   bound.import_bytes_max = std::min(static_cast<double>(check.max(b0 + 8)) * static_cast<double>(check.max(b0 + 9)),
                                     static_cast<double>(check.max(b0 + 3)) * (8.0 + 20.0 * maxRowB));
-  bound.c_max = static_cast<double>(check.max(b0 + 10));
+  // C's rows: the union of the local rows of B they meet, plus at most the longest row of B for
+  // each entry at a remote column not already bounded by B's global maximum (each term's max over
+  // ranks: a bound on the max of their sum).
+  bound.c_max = std::min(static_cast<double>(check.max(b0 + 10)) + static_cast<double>(check.max(b0 + 11)) * maxRowB,
+                         static_cast<double>(check.max(b0 + 12)));
   bound.entries_max = static_cast<double>(check.max(b0 + 5)) + static_cast<double>(check.max(b0 + 6));
   bound.sources_max = static_cast<double>(check.max(b0 + 8));
+  bound.import_rows_max = static_cast<double>(check.max(b0 + 3));
   // A balanced share of the work and of the entries is at least the lightest rank's.
   bound.flops_min = static_cast<double>(check.min(b0 + 1));
   bound.entries_min = static_cast<double>(check.min(b0 + 7));
@@ -163,7 +189,8 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
   Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: choose"));
   MPI_Comm comm = topo.world();
   const planner::MachineModel& model = in.model;
-  if (in.bound.usable && settledForTpetra(in.bound, topo.P(), model, stats)) return Algorithm::Tpetra;
+  std::string unsettled;  // why the bound did not settle it, appended to the reason
+  if (in.bound.usable && settledForTpetra(in.bound, topo.P(), model, stats, unsettled)) return Algorithm::Tpetra;
   // A transposed A with rows distributed as B's (P^T*(A*P) in MueLu) is counted without forming
   // A^T, which would cost about what the product does; other transposes are formed.
   const bool cheapTranspose = in.transposed_a_on_b_rows;
@@ -194,7 +221,7 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
     if (est[a].time_s < est[best].time_s) best = a;
   stats.auto_chosen = true;
   stats.predicted_time = est[best].time_s;
-  stats.auto_reason = reasonOf(est, best);
+  stats.auto_reason = reasonOf(est, best) + unsettled;
   // Tpetra's import is counted exactly on each rank; the 2D algorithms' bytes are the estimate's
   // busiest rank (trident-plan gives them exactly).
   const bool tp = est[best].algo == "tpetra";

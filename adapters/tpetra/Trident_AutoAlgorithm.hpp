@@ -38,7 +38,7 @@ struct AutoInputs {
   // lower values in the same collective.
   struct Bound {
     bool usable = false;
-    double flops_max = 0, c_max = 0, entries_max = 0, import_bytes_max = 0, sources_max = 0;  // Tpetra, from above
+    double flops_max = 0, c_max = 0, entries_max = 0, import_bytes_max = 0, import_rows_max = 0, sources_max = 0;  // Tpetra, from above
     double flops_min = 0, entries_min = 0;  // what Trident's and SUMMA's balanced share is at least
   } bound;
   std::size_t bound_slot = 0;  // first of kBoundSlots

@@ -310,6 +310,7 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   // One collective for every check of the call (parameters, operands, the first C, what "auto"
   // reads) and for the questions whose answers must agree across ranks.
   CollectiveCheck check;
+  auto checkTimer = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: plan: checks")));
   p.opt = MultiplyOptions::parse(params, check);
   checkOperands(A, B, check);
   if (first_C) checkResult(A, transposeA, *first_C, check);
@@ -322,6 +323,7 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   p.opt.requireAgreement(check);
   requireInnerDimensions(A, transposeA, B, transposeB);
   if (plain) p.aImportServes = check.min(servesSlot) == 1;
+  checkTimer = Teuchos::null;
   p.checkedC = first_C;
   p.tA = transposeA;
   p.tB = transposeB;

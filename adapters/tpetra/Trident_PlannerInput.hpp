@@ -59,7 +59,9 @@ struct LocalBoundInputs {
   long long a_entries = 0, b_entries = 0;
   long long sources = 0;           // ranks Tpetra's import receives from
   long long max_sent_to_one = 0;   // bytes Tpetra's import sends from here to any one rank, at most
-  long long c_entries_max = 0;     // entries of this rank's rows of C, at most (and of auto's estimate)
+  long long c_entries_known = 0;   // entries of this rank's rows of C, at most, but for:
+  long long c_remote_entries = 0;  // entries of A at remote columns not in c_entries_known (each <= max row of B)
+  long long c_entries_capped = 0;  // the same bound, B's columns for each row that meets a remote row of B
 };
 LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_type& B);
 

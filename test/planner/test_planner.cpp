@@ -5,6 +5,7 @@
 // the global patterns alone (one process simulating the P ranks).
 //   test_planner --matrices=a.mtx,b.mtx [--lambdas=1,2,4] [--permute]
 #include <algorithm>
+#include <cstdlib>
 #include <Teuchos_CommandLineProcessor.hpp>
 #include <Tpetra_Core.hpp>
 
@@ -145,7 +146,8 @@ int main(int argc, char** argv) {
                         mine.tpetra_gi_bytes == static_cast<double>(tp.gi_recv[me]) &&
                         mine.tpetra_li_bytes == static_cast<double>(tp.li_recv[me]) &&
                         mine.tpetra_gi_msgs == static_cast<double>(tp.gi_msgs[me]) &&
-                        mine.tpetra_li_msgs == static_cast<double>(tp.li_msgs[me]),
+                        mine.tpetra_li_msgs == static_cast<double>(tp.li_msgs[me]) &&
+                        mine.tpetra_import_rows == static_cast<double>(tp.import_rows[me]),
                     what + ": local counts = the exact planner's Tpetra counts",
                     "flops " + std::to_string(mine.flops) + " vs " + std::to_string(tp.flops[me]) + ", Gi " +
                         std::to_string(mine.tpetra_gi_bytes) + " vs " + std::to_string(tp.gi_recv[me]));
@@ -168,6 +170,17 @@ int main(int argc, char** argv) {
         else
           tally.check(s.predicted_time == est[best].time_s, what + ": predicted time is the counted estimate's",
                       std::to_string(s.predicted_time) + " vs " + std::to_string(est[best].time_s));
+        {
+          // TRIDENT_AUTO_COUNT=1 counts also what the bound settles: the counted estimate's choice.
+          setenv("TRIDENT_AUTO_COUNT", "1", 1);
+          auto C2 = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+          Trident::MatrixMatrix::Multiply(*A, false, *A, false, *C2, true, "", params);
+          unsetenv("TRIDENT_AUTO_COUNT");
+          const Trident::MultiplyStats s2 = Trident::MatrixMatrix::lastStats();
+          tally.check(s2.auto_reason.find("bounded") == std::string::npos && s2.algorithm == est[best].algo &&
+                          s2.predicted_time == est[best].time_s,
+                      what + ": TRIDENT_AUTO_COUNT=1 counts and takes the least counted estimate", s2.auto_reason);
+        }
         if (s.algorithm == "tpetra" && !bounded)
           tally.check(s.predicted_gi_bytes_recv == s.gi_bytes_recv && s.predicted_li_bytes_recv == s.li_bytes_recv,
                       what + ": predicted bytes = measured bytes",

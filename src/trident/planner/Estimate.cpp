@@ -10,11 +10,12 @@ namespace Trident {
 namespace planner {
 
 namespace {
-constexpr int kFields = 11;
+constexpr int kFields = 12;
 
 void toArray(const LocalCounts& c, double* v) {
   const double f[kFields] = {c.a_rows,          c.a_entries,       c.b_entries,       c.flops,         c.max_row_flops,
-                             c.tpetra_gi_bytes, c.tpetra_li_bytes, c.tpetra_gi_msgs, c.tpetra_li_msgs, c.c_entries, c.layout_unknown};
+                             c.tpetra_gi_bytes, c.tpetra_li_bytes, c.tpetra_gi_msgs, c.tpetra_li_msgs, c.c_entries, c.layout_unknown,
+                             c.tpetra_import_rows};
   std::copy(f, f + kFields, v);
 }
 LocalCounts fromArray(const double* v) {
@@ -30,6 +31,7 @@ LocalCounts fromArray(const double* v) {
   c.tpetra_li_msgs = v[8];
   c.c_entries = v[9];
   c.layout_unknown = v[10];
+  c.tpetra_import_rows = v[11];
   return c;
 }
 
@@ -72,8 +74,9 @@ double estimateTime(Estimate& e, int P, const MachineModel& m) {
   // One machine: both links are shared memory; the message count is charged at Gi's latency.
   e.t_links = e.gi_bytes_max / m.gi_bandwidth + e.li_bytes_max / m.li_bandwidth + e.msgs_max * m.gi_latency;
   // Tpetra's import set-up (remote rows found, packed, unpacked, the column map built) grows with
-  // what it imports, far beyond the link's cost on one machine.
-  e.t_import = tpetra ? (e.gi_bytes_max + e.li_bytes_max) * m.tpetra_import_cost : 0.0;
+  // what it imports, far beyond the link's cost on one machine: per row (look-ups, one CSR row
+  // each) and per byte (packing). Bytes alone overcharge few long rows (coarse multigrid levels).
+  e.t_import = tpetra ? (e.gi_bytes_max + e.li_bytes_max) * m.tpetra_import_cost + e.import_rows_max * m.tpetra_import_row_cost : 0.0;
   e.time_s = e.t_fixed + e.t_kernel + e.t_entries + e.t_links + e.t_import;
   return e.time_s;
 }
@@ -91,6 +94,7 @@ std::vector<Estimate> estimateAll(const GlobalCounts& g, const MachineModel& mod
   tp.gi_bytes_max = g.max.tpetra_gi_bytes;
   tp.li_bytes_max = g.max.tpetra_li_bytes;
   tp.msgs_max = g.max.tpetra_gi_msgs + g.max.tpetra_li_msgs;
+  tp.import_rows_max = g.max.tpetra_import_rows;
 
   // Balanced 2D work: the heaviest row of A cannot be split.
   const double balanced = std::max(F / P, g.max.max_row_flops);

@@ -44,6 +44,7 @@ struct LocalCounts {
   double layout_unknown = 0;  // 1: the adapter could not read Tpetra's import lists here (recount)
   double tpetra_gi_bytes = 0, tpetra_li_bytes = 0;  // Tpetra's import of remote B rows, received
   double tpetra_gi_msgs = 0, tpetra_li_msgs = 0;    // ranks that import comes from
+  double tpetra_import_rows = 0;                     // rows of B that import brings
 };
 
 // The counts summed and maximized over the ranks; the same on every rank.
@@ -62,6 +63,7 @@ struct Estimate {
   double c_max = 0;          // entries of C it produces (estimated)
   double entries_max = 0;    // entries of A and B it handles (moves into tiles / sets up)
   double gi_bytes_max = 0, li_bytes_max = 0, msgs_max = 0;
+  double import_rows_max = 0;  // tpetra: rows of B its import brings (the import's per-row cost)
   // The model's terms (s), so that stats can say why.
   double t_fixed = 0, t_kernel = 0, t_entries = 0, t_links = 0, t_import = 0, time_s = 0;
 };

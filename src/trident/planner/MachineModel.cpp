@@ -28,6 +28,7 @@ const std::map<std::string, std::pair<Field, const char*>>& fields() {
       {"summa_c_cost", {&MachineModel::summa_c_cost, "s per entry of C produced, SUMMA"}},
       {"tpetra_c_cost", {&MachineModel::tpetra_c_cost, "s per entry of C produced, Tpetra's multiply"}},
       {"tpetra_import_cost", {&MachineModel::tpetra_import_cost, "s per byte Tpetra's multiply imports (set-up, packing)"}},
+      {"tpetra_import_row_cost", {&MachineModel::tpetra_import_row_cost, "s per row of B Tpetra's multiply imports"}},
       {"summa_overhead", {&MachineModel::summa_overhead, "s per summa multiply, independent of size"}},
       {"tpetra_overhead", {&MachineModel::tpetra_overhead, "s per Tpetra multiply, independent of size"}},
       {"trident_overhead", {&MachineModel::trident_overhead, "s per trident multiply, independent of size"}},
@@ -97,7 +98,8 @@ double predictTime(Prediction& pr, const MachineModel& m) {
   double imported = 0;  // Tpetra's import set-up, by the busiest importer
   if (tpetra)
     for (std::size_t p = 0; p < P; ++p)
-      imported = std::max(imported, static_cast<double>(pr.gi_recv[p] + pr.li_recv[p]) * m.tpetra_import_cost);
+      imported = std::max(imported, static_cast<double>(pr.gi_recv[p] + pr.li_recv[p]) * m.tpetra_import_cost +
+                                        static_cast<double>(pr.import_rows[p]) * m.tpetra_import_row_cost);
   pr.time_s = worst + imported + pr.entries_max * entry + fixed + logP * m.overhead_per_log2p;
   return pr.time_s;
 }

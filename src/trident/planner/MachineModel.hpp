@@ -26,27 +26,33 @@ namespace Trident {
 namespace planner {
 
 struct MachineModel {
-  // Defaults: fitted to whole multiplies on the project's 2-core machine, P = 4, lambda = 2, the 14
-  // shared matrices (apps/plan/fit-model.py; fit and residuals in docs/benchmarks.md). A term the
-  // fit drove to zero is kept tiny (a model file needs positive values).
+  // Defaults: fitted to whole multiplies on the project's 2-core machine, quiet (load < 1), P = 4,
+  // lambda = 2 (37 products, apps/plan/fit-model.py; fit and residuals in docs/benchmarks.md):
+  // A*A of the 14 shared matrices and of 2D Laplacians, A*P with MueLu's and a greedy prolongator
+  // on FE and circuit matrices (trident-bench), and the coarse-level A*P and R*(AP) of MueLu
+  // set-ups on 2D and 3D Laplacians (apps/plan/muelu-products.py --coarse-only: one cold call
+  // each, as MueLu makes them). A term the fit drove to zero is kept tiny (a model file needs
+  // positive values).
+  // The overheads are the fit's minus log2(4) * overhead_per_log2p.
   double gi_bandwidth = 2.0e9;     // bytes/s received per rank over Gi
   double gi_latency = 5.0e-6;      // s per message over Gi
   double li_bandwidth = 2.0e9;     // bytes/s over Li
   double li_latency = 2.0e-6;      // s per message over Li
-  double trident_rate = 4.3e7;     // multiply-adds/s of Trident, whole multiply
-  double summa_rate = 3.7e7;       // multiply-adds/s of SUMMA
+  double trident_rate = 1.4e9;     // multiply-adds/s of Trident, whole multiply
+  double summa_rate = 1.0e12;      // SUMMA: its time follows C's entries (fit: 0 s per multiply-add)
   double tpetra_rate = 1.0e12;     // Tpetra: its time follows C's entries and its import (fit: 0 s per multiply-add)
-  double trident_entry_cost = 7.0e-7;  // s per entry of A and B a rank moves into Trident's tiles
-  double summa_entry_cost = 6.0e-7;    // the same for SUMMA's blocks
-  double tpetra_entry_cost = 1.0e-12;  // s per entry of A and B a rank holds, in Tpetra's Multiply (fit: 0)
-  double trident_c_cost = 2.1e-7;      // s per entry of C (kernel output, assembly, fill-complete), Trident
-  double summa_c_cost = 2.5e-7;        // the same, SUMMA
-  double tpetra_c_cost = 2.3e-7;       // the same, Tpetra's Multiply
-  double tpetra_import_cost = 7.7e-8;  // s per byte of Tpetra's import of remote B rows (set-up, packing)
-  double tpetra_overhead = 3.2e-4;     // s per Tpetra Multiply, fixed
-  double trident_overhead = 5.7e-3;    // s per Trident multiply, fixed (layout, plan, assembly)
-  double summa_overhead = 6.1e-3;      // s per SUMMA multiply, fixed
-  double overhead_per_log2p = 2.0e-4;  // s per log2(P) for every algorithm (collectives)
+  double trident_entry_cost = 9.5e-8;  // s per entry of A and B a rank moves into Trident's tiles
+  double summa_entry_cost = 1.3e-7;    // the same for SUMMA's blocks
+  double tpetra_entry_cost = 1.0e-12;   // s per entry of A and B a rank holds, in Tpetra's Multiply (fit: 0)
+  double trident_c_cost = 3.9e-8;       // s per entry of C (kernel output, assembly, fill-complete), Trident
+  double summa_c_cost = 4.9e-8;         // the same, SUMMA
+  double tpetra_c_cost = 4.1e-8;        // the same, Tpetra's Multiply
+  double tpetra_import_cost = 5.5e-9;   // s per byte of Tpetra's import of remote B rows (packing)
+  double tpetra_import_row_cost = 8.0e-8;  // s per row of B Tpetra's import brings (look-ups, column map)
+  double tpetra_overhead = 2.9e-4;      // s per Tpetra Multiply, fixed
+  double trident_overhead = 4.1e-4;     // s per Trident multiply, fixed (layout, plan, assembly)
+  double summa_overhead = 3.1e-4;       // s per SUMMA multiply, fixed
+  double overhead_per_log2p = 1.0e-4;   // s per log2(P) for every algorithm (collectives)
 
   // Throws InvalidInput naming the line for a file that cannot be read or parsed.
   static MachineModel load(const std::string& path);

@@ -14,13 +14,14 @@ namespace planner {
 
 Prediction::Prediction(int P)
     : gi_recv(P, 0), gi_sent(P, 0), li_recv(P, 0), li_sent(P, 0), gi_msgs(P, 0), li_msgs(P, 0), flops(P, 0),
-      in_gi_sent(P, 0), in_li_sent(P, 0) {}
+      import_rows(P, 0), in_gi_sent(P, 0), in_li_sent(P, 0) {}
 
 void Prediction::add(const Prediction& o) {
   auto plus = [](std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
     for (std::size_t t = 0; t < a.size() && t < b.size(); ++t) a[t] += b[t];
   };
   plus(gi_recv, o.gi_recv);
+  plus(import_rows, o.import_rows);
   plus(gi_sent, o.gi_sent);
   plus(li_recv, o.li_recv);
   plus(li_sent, o.li_sent);
@@ -178,6 +179,7 @@ Prediction predictTpetra(const Pattern& A, const Pattern& B, const Ranks& ranks)
         const bool li = ranks.group(owner) == ranks.group(p);
         (li ? pr.li_recv : pr.gi_recv)[p] += bytes;
         (li ? pr.li_sent : pr.gi_sent)[owner] += bytes;
+        ++pr.import_rows[p];
         sources.push_back(owner);
       }
     }

@@ -44,6 +44,7 @@ struct Prediction {
   std::vector<std::uint64_t> gi_recv, gi_sent, li_recv, li_sent;  // inside the multiply
   std::vector<std::uint64_t> gi_msgs, li_msgs;                     // messages received (latency)
   std::vector<std::uint64_t> flops;                                // multiply-adds
+  std::vector<std::uint64_t> import_rows;                          // tpetra: rows of B imported
   // Bytes sent by each rank moving A and B from Tpetra's 1D rows into the tiles (tpetra: none).
   std::vector<std::uint64_t> in_gi_sent, in_li_sent;
   // Entries of A and B the busiest rank handles (tpetra: the 1D rows it holds; summa, trident:
