@@ -695,8 +695,8 @@ int run(int argc, char* argv[]) {
       << "Li total" << std::setw(11) << "nnz(C)" << std::setw(10) << "flops" << std::setw(8) << "RSS MB"
       << std::setw(7) << "check" << "\n";
     for (auto& r : results) {
-      t << std::left << std::setw(8) << r.algo << std::right << std::fixed << std::setprecision(3) << std::setw(9)
-        << r.time_s;
+      t << std::left << std::setw(8) << r.algo << std::right << std::fixed << std::setprecision(4) << std::setw(9)
+        << r.time_s << std::setprecision(3);
       for (int k = 0; k < 5; ++k) t << std::setw(8) << r.phase[k];
       t << std::setw(10) << (fmtBytes(r.gi_max) + (r.bytes_fallback ? "*" : "")) << std::setw(10)
         << fmtBytes(r.gi_total) << std::setw(10) << fmtBytes(r.li_max) << std::setw(10) << fmtBytes(r.li_total)

@@ -44,6 +44,7 @@ const char* kUsage =
     "  --repartition            rebalance coarse levels (zoltan2 multijagged; --laplace only)\n"
     "  --tol=T (default 1e-8)   --max-iters=K (default 500)\n"
     "  --verbose                MueLu's own output (\"verbosity\" = \"medium\")\n"
+    "  --explain                per coarse level, why \"auto\" chose what it ran for A*P and R*(AP) (rank 0)\n"
     "  --count-bytes            also count the bytes of the products Tpetra's Multiply does (\"trident: count\n"
     "                           bytes\"; one more import per product, so off by default)\n";
 
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
   long long n = 0;
   int lambda = 0, maxLevels = 10, coarseMax = 1000, maxIters = 500;
   double tol = 1e-8;
-  bool repartition = false, verbose = false, countBytes = false;
+  bool repartition = false, verbose = false, countBytes = false, explain = false;
   // Default: no timer output, as before this option existed.
   TridentPerf::TimerOptions timerOpts("none");
   for (int i = 1; i < argc; ++i) {
@@ -90,6 +91,7 @@ int main(int argc, char** argv) {
     else if (a == "--repartition") repartition = true;
     else if (a == "--verbose") verbose = true;
     else if (a == "--count-bytes") countBytes = true;
+    else if (a == "--explain") explain = true;
     else if (a == "--help" || a == "-h") {
       if (rank == 0) std::printf("%s%s", kUsage, TridentPerf::TimerOptions::help());
       return 0;
@@ -208,6 +210,13 @@ int main(int argc, char** argv) {
       for (const auto& l : st.levels)
         std::printf("  RAP level %d: %lld rows, %lld nnz, %.4f s (rank 0)%s\n", l.level, l.ac_rows, l.ac_nnz, l.seconds,
                     l.method == "trident" ? (", A*P " + l.ap.algorithm + ", R*(AP) " + l.rap.algorithm).c_str() : "");
+      // Per product: what ran, its wall time on rank 0 (checks, choice and multiply) and why; with
+      // TRIDENT_AUTO_COUNT=1 the reason has every algorithm's counts (apps/plan/muelu-products.py).
+      if (explain && rap == "trident")
+        for (const auto& l : st.levels)
+          for (const auto* s : {&l.ap, &l.rap})
+            std::printf("  level %d %s: %s %.6f s; %s\n", l.level, s == &l.ap ? "A*P" : "R*(AP)", s->algorithm.c_str(),
+                        s->times.total, s->auto_chosen ? s->auto_reason.c_str() : "(named, not chosen)");
       if (rap == "trident")
         std::printf("RAP bytes (all ranks): Gi recv %llu (sent %llu), Li recv %llu (sent %llu)%s\n", sum[1], sum[0],
                     sum[3], sum[2], countBytes ? "" : " (products done by Tpetra's Multiply not counted: --count-bytes)");

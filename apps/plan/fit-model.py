@@ -3,7 +3,8 @@
 
   python3 apps/plan/fit-model.py LOG [LOG...] > fit.txt
 
-LOG: trident-bench output with --algos=tpetra,summa,trident,auto (one or more matrices). A matrix
+LOG: trident-bench output with --algos=tpetra,summa,trident,auto (one or more matrices), run with
+TRIDENT_AUTO_COUNT=1 so that products the bound settles are counted too. A matrix
 in several logs counts once, with each algorithm's least time over the logs (the run least
 disturbed by other load on a shared machine). For each matrix, the "[auto] chose ..." line gives every algorithm's counts (busiest rank's multiply-adds,
 entries, link bytes, messages: what the model sees), the table gives the measured time of each
@@ -32,12 +33,21 @@ def parse(paths):
                     rows.append((cur, feats, meas))
                 cur, feats, meas = m.group(1), None, {}
                 continue
+            op = re.match(r"\s+op (\w+) \(", line)
+            if op and cur and op.group(1) != "AA":  # one matrix, several products
+                cur += " " + op.group(1) + (" muelu" if "MueLu" in line else "")
+                continue
             if "[auto] chose" in line and "madds" in line:
                 feats = {}
                 for a in ALGOS:
                     f = re.search(a + r" [\d.e+-]+ s = fixed [\d.e+-]+ \+ kernel [\d.e+-]+ \(([\d.e+-]+) madds, ([\d.e+-]+) C\) "
-                                  r"\+ entries [\d.e+-]+ \(([\d.e+-]+)\) \+ links ([\d.e+-]+) \(([\d.e+-]+) B", line)
-                    feats[a] = tuple(float(x) for x in f.groups())
+                                  r"\+ entries [\d.e+-]+ \(([\d.e+-]+)\) \+ links ([\d.e+-]+) \(([\d.e+-]+) B"
+                                  r"[^;]*\+ import [\d.e+-]+(?: \(([\d.e+-]+) rows\))?", line)
+                    # A product the bound settled has no counts (rerun with TRIDENT_AUTO_COUNT=1).
+                    if f:
+                        feats[a] = tuple(float(x or 0) for x in f.groups())
+                if len(feats) < len(ALGOS):
+                    feats = None
                 continue
             t = re.match(r"(tpetra|summa|trident|auto)\s+([\d.]+)\s", line)
             if t and cur:
@@ -98,8 +108,9 @@ def main():
         sys.exit("fit-model: no matrices with an [auto] line and a table found")
     model = {}
     for a in ALGOS:
-        # Tpetra: also a cost per byte it imports (its import set-up), the model's tpetra_import_cost.
-        X = [[1.0, f[a][0], f[a][1], f[a][2]] + ([f[a][4]] if a == "tpetra" else []) for _, f, m in rows if a in m]
+        # Tpetra: also a cost per byte and per row it imports (its import set-up), the model's
+        # tpetra_import_cost and tpetra_import_row_cost (logs older than the row count give 0 rows).
+        X = [[1.0, f[a][0], f[a][1], f[a][2]] + (list(f[a][4:6]) if a == "tpetra" else []) for _, f, m in rows if a in m]
         y = [max(m[a], 1e-6) - f[a][3] for _, f, m in rows if a in m]
         w = fit(X, y)
         model[a] = w
@@ -109,6 +120,7 @@ def main():
         print("%s_entry_cost = %.4g" % (a, max(w[3], 1e-12)))
         if a == "tpetra":
             print("tpetra_import_cost = %.4g" % max(w[4], 1e-12))
+            print("tpetra_import_row_cost = %.4g" % max(w[5], 1e-12))
     print("\n# matrix: measured s (predicted/measured) per algorithm; fastest measured; fitted choice")
     hits = 0
     for name, f, m in rows:
