@@ -71,6 +71,7 @@ for spec in "${matrices[@]}"; do
   rm -f "$log.mtx"
 done
 if [ -n "$csv_out" ]; then  # append, one header, as the drivers do
+  mkdir -p "$(dirname "$csv_out")"
   if [ -s "$csv_out" ]; then tail -n +2 "$csv" >> "$csv_out"; else cp "$csv" "$csv_out"; fi
 fi
 
