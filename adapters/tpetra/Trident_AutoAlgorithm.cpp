@@ -61,11 +61,12 @@ long long fingerprintOf(const planner::MachineModel& m) {
   return static_cast<long long>(h >> 1);
 }
 
-// The model's Tpetra time grows with its multiply-adds, C's entries (at most the multiply-adds),
-// its entries, import bytes and messages; Trident's and SUMMA's are at least their fixed cost plus
+// The model's Tpetra time grows with its multiply-adds, C's entries (bounded by the local unions,
+// AutoInputs::agree), its entries, import bytes, rows and messages; Trident's and SUMMA's are at least their fixed cost plus
 // their balanced share of the multiply-adds and entries. When Tpetra's time from above is no more
 // than the others' from below, counting could only confirm Tpetra (ties go to Tpetra there too):
-// choose it without the import, the sketches and the allreduce. The reason says it was bounded.
+// choose it without the import, the sketches and the allreduce. The reason says it was bounded;
+// otherwise `unsettled` says by how much it was not.
 bool settledForTpetra(const AutoInputs::Bound& b, int P, const planner::MachineModel& model, MultiplyStats& stats,
                       std::string& unsettled) {
   planner::Estimate tp;

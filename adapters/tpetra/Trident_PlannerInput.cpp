@@ -300,10 +300,10 @@ LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_typ
   // a remote column, and at most B's columns. The longest row on any rank is B's global maximum
   // when fill-complete computed it; otherwise those entries are left to the caller, who reduces
   // the longest local rows (and a second bound takes B's columns for every such row). Where B's
-  // multiply-adds meet repeated columns, as in FE and multigrid products, the union is 2-3x below
+  // multiply-adds meet repeated columns, as in FE and multigrid products, the union is 2-10x below
   // the multiply-adds, which is what lets the bound settle them. The union costs a pass over the
   // known multiply-adds, so past kUnionBudget of them rows are bounded by their multiply-adds.
-  constexpr long long kUnionBudget = 4000000;
+  constexpr long long kUnionBudget = 1000000;
   const auto columns = static_cast<long long>(B.getDomainMap()->getGlobalNumElements());
   const auto al = A.getLocalMatrixHost();
   // MueLu's matrices are often completed without global constants; asking then would throw.
