@@ -15,7 +15,8 @@
 #                           the bound = that time + Trident's time at the highest rate of the sweep
 #                           (issue 10: Trident's time should stay within 1.5x of it); and the same
 #                           with an upper estimate of the busiest node's bytes (ranks per node x
-#                           the max over ranks), since the CSV has no per-node sums;
+#                           the max over ranks), and with the busiest node's exact bytes from
+#                           trident-plan (OUTDIR/plan.csv; TRIDENT_PLAN, default beside trident-bench);
 #   OUTDIR/sweep-time.png   time per algorithm against the rate, one panel per matrix, with the bound;
 #   OUTDIR/sweep-time-*.png plot.sh's stacked phase breakdown per rate.
 # Each (rate, matrix) is one trident-bench invocation (all algorithms side by side, median of
@@ -54,22 +55,49 @@ for rate in $rates; do
 done
 [ -s "$out/sweep.csv" ] || { echo "cluster-sweep: no run succeeded" >&2; exit 1; }
 
+# The busiest node's Trident Gi bytes, exactly: trident-plan (one process) for the same matrix,
+# P and lambda, and the run's --grid/--permute. The runs report only the max and total over
+# ranks, which bound a node's bytes from below (mean) and above (lambda x the busiest rank).
+# Used only where the plan's total is within 1 % of the run's (the same grid and fetch; the plan
+# cuts balanced slices, the run's "trident: slices" = "auto" may take owner slices, which moves a
+# few hundred bytes between ranks), else left empty.
+plan=${TRIDENT_PLAN:-$(dirname "$(readlink -f "${TRIDENT_BENCH:-$here/../build/perf/trident-bench}")")/../apps/plan/trident-plan}
+planArgs=()
+for a in "$@"; do case $a in --grid=*|--permute=*) planArgs+=("$a") ;; esac; done
+rm -f "$out/plan.csv"
+if [ -x "$plan" ]; then
+  for m in "${matrices[@]}"; do
+    "$plan" --matrix="$m" --ranks=$((nodes * lambda)) --ranks-per-group="$lambda" --algos=trident "${planArgs[@]}" \
+      --csv="$out/plan.csv" > "$out/plan-$(basename "$m" .mtx).log" 2>&1 ||
+      echo "cluster-sweep: trident-plan failed on $m (see its plan-*.log); no exact node bytes" >&2
+  done
+else
+  echo "cluster-sweep: $plan not built (TRIDENT_PLAN); no exact node bytes" >&2
+fi
+[ -s "$out/plan.csv" ] || echo "algo" > "$out/plan.csv"
+
 # The bound per (matrix, rate), from the columns by name.
 awk -F, -v nodes="$nodes" '
-NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+FNR == 1 && FILENAME ~ /plan.csv$/ { for (i = 1; i <= NF; ++i) pc[$i] = i; next }
+FILENAME ~ /plan.csv$/ { if ($pc["chosen"] == 1) { pn[$pc["matrix"]] = $pc["gi_bytes_max_node"]; pt[$pc["matrix"]] = $pc["gi_bytes_total"] }; next }
+FNR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
 { k = $c["matrix"] SUBSEP $c["rate_mbit"]; t[$c["algo"], k] = $c["time_s"]; keys[k] = 1
-  if ($c["algo"] == "trident") { g[k] = $c["gi_bytes_total"] / nodes; gu[k] = $c["gi_bytes_max"] * $c["ranks_per_group"] }
+  if ($c["algo"] == "trident") { g[k] = $c["gi_bytes_total"] / nodes; gu[k] = $c["gi_bytes_max"] * $c["ranks_per_group"]; gt_run[k] = $c["gi_bytes_total"] }
   if ($c["rate_mbit"] + 0 > top[$c["matrix"]] + 0) top[$c["matrix"]] = $c["rate_mbit"] }
 END {
-  print "matrix,rate_mbit,tpetra_s,summa_s,trident_s,trident_gi_bytes_per_node,gi_time_s,bound_s,trident_over_bound,summa_over_trident,tpetra_over_trident,trident_gi_bytes_busiest_node_upper,bound_upper_s,trident_over_bound_upper"
+  print "matrix,rate_mbit,tpetra_s,summa_s,trident_s,trident_gi_bytes_per_node,gi_time_s,bound_s,trident_over_bound,summa_over_trident,tpetra_over_trident,trident_gi_bytes_busiest_node_upper,bound_upper_s,trident_over_bound_upper,trident_gi_bytes_busiest_node_planned,bound_node_s,trident_over_bound_node"
   for (k in keys) {
     split(k, p, SUBSEP); mtx = p[1]; r = p[2]
     fast = t["trident", mtx SUBSEP top[mtx]]
     gt = g[k] * 8 / (r * 1e6); b = gt + fast; bu = gu[k] * 8 / (r * 1e6) + fast
-    printf "%s,%s,%s,%s,%s,%.0f,%.4f,%.4f,%.3f,%.3f,%.3f,%.0f,%.4f,%.3f\n", mtx, r, t["tpetra", k], t["summa", k], t["trident", k], g[k], gt, b,
+    d = pt[mtx] - gt_run[k]; if (d < 0) d = -d
+    exact = (mtx in pn) && d <= 0.01 * gt_run[k]
+    bn = exact ? pn[mtx] * 8 / (r * 1e6) + fast : 0
+    printf "%s,%s,%s,%s,%s,%.0f,%.4f,%.4f,%.3f,%.3f,%.3f,%.0f,%.4f,%.3f,%s,%s,%s\n", mtx, r, t["tpetra", k], t["summa", k], t["trident", k], g[k], gt, b,
       (b > 0 ? t["trident", k] / b : 0), (t["trident", k] > 0 ? t["summa", k] / t["trident", k] : 0),
-      (t["trident", k] > 0 ? t["tpetra", k] / t["trident", k] : 0), gu[k], bu, (bu > 0 ? t["trident", k] / bu : 0)
-  } }' "$out/sweep.csv" | { IFS= read -r h; echo "$h"; sort -t, -k1,1 -k2,2n; } > "$out/bound.csv"
+      (t["trident", k] > 0 ? t["tpetra", k] / t["trident", k] : 0), gu[k], bu, (bu > 0 ? t["trident", k] / bu : 0),
+      (exact ? pn[mtx] : ""), (exact ? sprintf("%.4f", bn) : ""), ((exact && bn > 0) ? sprintf("%.3f", t["trident", k] / bn) : "")
+  } }' "$out/plan.csv" "$out/sweep.csv" | { IFS= read -r h; echo "$h"; sort -t, -k1,1 -k2,2n; } > "$out/bound.csv"
 column -s, -t "$out/bound.csv" >&2 || cat "$out/bound.csv" >&2
 
 command -v gnuplot >/dev/null || { echo "cluster-sweep: gnuplot not installed, no plots" >&2; exit 0; }

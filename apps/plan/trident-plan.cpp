@@ -31,6 +31,14 @@ using Trident::crs_matrix_type;
 using Trident::GO;
 
 namespace {
+// What the busiest node receives over Gi: one link per node (group), shared by its ranks, so this
+// and not the busiest rank times lambda sets the time a Gi-bound cluster needs for the bytes.
+std::uint64_t busiestGroup(const std::vector<std::uint64_t>& perRank, const Trident::planner::Ranks& ranks) {
+  std::vector<std::uint64_t> node(static_cast<std::size_t>(ranks.groups()), 0);
+  for (std::size_t p = 0; p < perRank.size(); ++p) node[static_cast<std::size_t>(ranks.group(static_cast<int>(p)))] += perRank[p];
+  return node.empty() ? 0 : *std::max_element(node.begin(), node.end());
+}
+
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
@@ -253,12 +261,21 @@ int run(int argc, char** argv) {
   if (!csv.empty()) {
     struct stat sb;
     const bool fresh = stat(csv.c_str(), &sb) != 0 || sb.st_size == 0;
+    const std::string header =
+        "algo,matrix,op,P,ranks_per_group,gi_bytes_max,gi_bytes_total,li_bytes_max,li_bytes_total,time_s,"
+        "grid,fetch,grid_rows,grid_cols,flops_max,flops_total,in_gi_bytes_total,in_li_bytes_total,nnz_a,"
+        "plan_s,chosen,gi_bytes_max_node";
+    if (!fresh) {
+      // Rows appended under another header would be read under the wrong names.
+      std::ifstream old(csv);
+      std::string first;
+      std::getline(old, first);
+      Trident::requireAll(first == header, "trident-plan: --csv=" + csv +
+                                               " has other columns (a file from another version?); name a new file");
+    }
     csvOut.open(csv, std::ios::app);
     Trident::requireAll(static_cast<bool>(csvOut), "trident-plan: cannot open --csv=" + csv);
-    if (fresh)
-      csvOut << "algo,matrix,op,P,ranks_per_group,gi_bytes_max,gi_bytes_total,li_bytes_max,li_bytes_total,time_s,"
-                "grid,fetch,grid_rows,grid_cols,flops_max,flops_total,in_gi_bytes_total,in_li_bytes_total,nnz_a,"
-                "plan_s,chosen\n";
+    if (fresh) csvOut << header << "\n";
   }
   for (const auto& ps : split(ranksList)) {
     const int P = std::stoi(ps);
@@ -310,7 +327,8 @@ int run(int argc, char** argv) {
               << std::fixed << std::setprecision(2) << planS << " s" << std::defaultfloat << "\n";
     std::cout << std::left << std::setw(34) << "algorithm" << std::right << std::setw(14) << "Gi max B" << std::setw(16)
               << "Gi total B" << std::setw(12) << "Gi/nnz(A)" << std::setw(14) << "Li max B" << std::setw(16)
-              << "Li total B" << std::setw(14) << "flops max" << std::setw(12) << "time s" << "\n";
+              << "Li total B" << std::setw(14) << "flops max" << std::setw(12) << "time s" << std::setw(16)
+              << "Gi max node B" << "\n";
     for (std::size_t r = 0; r < rows.size(); ++r) {
       const Row& row = rows[r];
       const auto& pr = row.pr;
@@ -323,13 +341,15 @@ int run(int argc, char** argv) {
                 << static_cast<double>(pl::sumOf(pr.gi_recv)) / static_cast<double>(std::max(nnzA, 1LL))
                 << std::defaultfloat << std::setw(14) << pl::maxOf(pr.li_recv) << std::setw(16) << pl::sumOf(pr.li_recv)
                 << std::setw(14) << pl::maxOf(pr.flops) << std::setw(12) << std::setprecision(4) << pr.time_s
-                << std::setprecision(6) << (r == best ? "  <- least predicted time" : "") << "\n";
+                << std::setprecision(6) << std::setw(16) << busiestGroup(pr.gi_recv, ranks)
+                << (r == best ? "  <- least predicted time" : "") << "\n";
       if (csvOut.is_open())
         csvOut << row.algo << "," << name << "," << op << "," << P << "," << lambda << "," << pl::maxOf(pr.gi_recv)
                << "," << pl::sumOf(pr.gi_recv) << "," << pl::maxOf(pr.li_recv) << "," << pl::sumOf(pr.li_recv) << ","
                << pr.time_s << "," << pr.grid << "," << row.fetch << "," << pr.grid_rows << "," << pr.grid_cols << ","
                << pl::maxOf(pr.flops) << "," << pl::sumOf(pr.flops) << "," << pl::sumOf(pr.in_gi_sent) << ","
-               << pl::sumOf(pr.in_li_sent) << "," << nnzA << "," << planS << "," << (r == best ? 1 : 0) << "\n";
+               << pl::sumOf(pr.in_li_sent) << "," << nnzA << "," << planS << "," << (r == best ? 1 : 0) << ","
+               << busiestGroup(pr.gi_recv, ranks) << "\n";
     }
   }
   return 0;
