@@ -65,8 +65,8 @@ long long fingerprintOf(const planner::MachineModel& m) {
 // AutoInputs::agree), its entries, import bytes, rows and messages; Trident's and SUMMA's are at least their fixed cost plus
 // their balanced share of the multiply-adds and entries. When Tpetra's time from above is no more
 // than the others' from below, counting could only confirm Tpetra (ties go to Tpetra there too):
-// choose it without the import, the sketches and the allreduce. The reason says it was bounded;
-// otherwise `unsettled` says by how much it was not.
+// choose it without the import, the sketches and the allreduce. The reason says it was bounded
+// (or not worth counting, below); otherwise `unsettled` says by how much it was not.
 bool settledForTpetra(const AutoInputs::Bound& b, int P, const planner::MachineModel& model, MultiplyStats& stats,
                       std::string& unsettled) {
   planner::Estimate tp;
@@ -92,6 +92,22 @@ bool settledForTpetra(const AutoInputs::Bound& b, int P, const planner::MachineM
     const double t = planner::estimateTime(e, P, model);
     othersAtLeast = othersAtLeast == 0 ? t : std::min(othersAtLeast, t);
     why << " " << algo << " >= " << t << " s;";
+  }
+  // Counting can save at most tpetraAtMost - othersAtLeast; where that is less than what counting
+  // costs (an import of B's lengths and sketches, an allreduce: the model's auto_count_* terms,
+  // on the busiest rank's entries), Tpetra without counting loses less than counting would.
+  const double countCost = model.auto_count_overhead + model.auto_count_entry_cost * b.entries_max;
+  if (tpetraAtMost > othersAtLeast && tpetraAtMost - othersAtLeast <= countCost) {
+    stats.auto_chosen = true;
+    stats.predicted_time = tpetraAtMost;
+    stats.predicted_gi_bytes_recv = stats.predicted_li_bytes_recv = 0;  // not counted
+    std::ostringstream r;
+    r.precision(3);
+    r << "chose tpetra; not worth counting: tpetra <= " << tpetraAtMost << " s, at most "
+      << tpetraAtMost - othersAtLeast << " s above the others' lower bound, counting ~" << countCost << " s;"
+      << why.str();
+    stats.auto_reason = r.str();
+    return true;
   }
   if (tpetraAtMost > othersAtLeast) {
     std::ostringstream b;

@@ -91,7 +91,8 @@ int main(int argc, char** argv) {
   int best = 0;
   for (int a = 1; a < 3; ++a)
     if (est[a].time_s < est[best].time_s) best = a;
-  const bool bounded = s.auto_reason.find("bounded without counting") != std::string::npos;  // settled without counting
+  const bool bounded = s.auto_reason.find("bounded without counting") != std::string::npos ||
+                       s.auto_reason.find("not worth counting") != std::string::npos;  // settled without counting
   tally.check(s.auto_chosen && s.algorithm == est[best].algo && (bounded || s.predicted_time == est[best].time_s),
               "auto with the model file: least predicted time runs",
               "ran " + s.algorithm + ", least predicted " + est[best].algo);

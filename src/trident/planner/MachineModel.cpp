@@ -32,6 +32,8 @@ const std::map<std::string, std::pair<Field, const char*>>& fields() {
       {"summa_overhead", {&MachineModel::summa_overhead, "s per summa multiply, independent of size"}},
       {"tpetra_overhead", {&MachineModel::tpetra_overhead, "s per Tpetra multiply, independent of size"}},
       {"trident_overhead", {&MachineModel::trident_overhead, "s per trident multiply, independent of size"}},
+      {"auto_count_overhead", {&MachineModel::auto_count_overhead, "s per product auto counts, fixed"}},
+      {"auto_count_entry_cost", {&MachineModel::auto_count_entry_cost, "s per entry of A and B (busiest rank) auto counts"}},
       {"overhead_per_log2p", {&MachineModel::overhead_per_log2p, "s per log2(P), every algorithm"}}};
   return f;
 }

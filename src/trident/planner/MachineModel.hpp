@@ -53,6 +53,11 @@ struct MachineModel {
   double trident_overhead = 4.1e-4;     // s per Trident multiply, fixed (layout, plan, assembly)
   double summa_overhead = 3.1e-4;       // s per SUMMA multiply, fixed
   double overhead_per_log2p = 1.0e-4;   // s per log2(P) for every algorithm (collectives)
+  // What "auto" pays to count a product (import of B's lengths and sketches, one allreduce), from
+  // the timers "Trident: auto: choose" at P = 4: 0.8 ms (bcsstk13's coarse R*(AP)), 4 ms (3D
+  // Laplacian level 2), 8 ms (cit-HepTh A*A). A product whose bounds leave less to gain is not counted.
+  double auto_count_overhead = 3.0e-4;     // s per counted product, fixed
+  double auto_count_entry_cost = 5.0e-8;   // s per entry of A and B on the busiest rank
 
   // Throws InvalidInput naming the line for a file that cannot be read or parsed.
   static MachineModel load(const std::string& path);
