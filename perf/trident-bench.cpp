@@ -94,6 +94,7 @@ struct Result {
   std::uint64_t gi_max = 0, gi_total = 0, li_max = 0, li_total = 0;
   std::uint64_t redist_gi_total = 0, redist_li_total = 0;  // 1D rows <-> tiles, sent, summed over ranks
   std::uint64_t flops = 0;
+  std::uint64_t flops_max = 0;  // the busiest rank's multiply-adds
   long long nnz_c = 0;
   int ranks_per_group = 0;
   int grid_rows = 0, grid_cols = 0, rounds = 0;
@@ -565,7 +566,7 @@ int run(int argc, char* argv[]) {
     auto params = baseParams(algo);
     auto timer = Teuchos::TimeMonitor::getNewCounter("trident-bench: " + algo + " " + o.op);
     std::vector<double> wall, ph[6];
-    std::vector<std::uint64_t> giMax, giTot, liMax, liTot, flops;
+    std::vector<std::uint64_t> giMax, giTot, liMax, liTot, flops, flopsMax;
     Trident::ReducedStats last;
     RCP<crs_matrix_type> C, intermediate;
     for (int t = 0; t <= o.trials; ++t) {
@@ -606,6 +607,7 @@ int run(int argc, char* argv[]) {
       liMax.push_back(last.max.li_bytes_recv);
       liTot.push_back(last.total.li_bytes_recv);
       flops.push_back(last.total.local_flops);
+      flopsMax.push_back(last.max.local_flops);
     }
 
     Result r;
@@ -619,6 +621,7 @@ int run(int argc, char* argv[]) {
     r.li_max = medianU(liMax);
     r.li_total = medianU(liTot);
     r.flops = medianU(flops);
+    r.flops_max = medianU(flopsMax);
     r.nnz_c = globalNnz(*C);
     r.ranks_per_group = last.max.ranks_per_group > 0 ? last.max.ranks_per_group : o.ranks_per_group;
     r.grid_rows = last.max.grid_rows;
@@ -709,6 +712,19 @@ int run(int argc, char* argv[]) {
     if (anyFallback)
       out << "  * computed by the driver from the matrices (the library's stats reported 0): Tpetra's import of "
              "remote B rows / multiply-adds\n";
+  }
+  if (P > 1) {
+    // Work balance: the local kernels' time follows the busiest rank's multiply-adds.
+    bool any = false;
+    for (auto& r : results) any = any || (r.flops_max > 0 && !r.flops_fallback);
+    if (any) {
+      out << "Multiply-adds on the busiest rank / the average (load balance of the local kernels):";
+      for (auto& r : results)
+        if (r.flops_max > 0 && !r.flops_fallback && r.flops > 0)
+          out << "  " << r.algo << " " << std::fixed << std::setprecision(2)
+              << static_cast<double>(r.flops_max) * P / static_cast<double>(r.flops) << std::defaultfloat << ";";
+      out << "\n";
+    }
   }
   {
     bool any = false;
