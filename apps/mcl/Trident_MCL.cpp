@@ -515,7 +515,7 @@ void runFused(LocalRows& rows, std::vector<GO_>& gids, Result& res, const Option
   if (n > Csr::kMaxLocalIndex) throw std::invalid_argument("mcl: fused expansion needs n < 2^31 (32-bit columns)");
   int P = 1;
   MPI_Comm_size(mpicomm, &P);
-  auto ex = std::make_unique<RowExchange>(gids, n, mpicomm);
+  auto ex = std::make_unique<RowExchange>(gids, n, mpicomm, opt.ranks_per_group);
   std::size_t nloc = gids.size();
   M T(static_cast<std::int64_t>(nloc), n);
   for (std::size_t i = 0; i < nloc; ++i) T.rowptr[i + 1] = static_cast<std::int64_t>(rows.ptr[i + 1]);
@@ -530,7 +530,8 @@ void runFused(LocalRows& rows, std::vector<GO_>& gids, Result& res, const Option
   const long long nnz0 = globalSum(T.nnz());
   if (log) {
     *log << "trident-mcl: n=" << n << " nnz=" << nnz0 << " P=" << P
-         << " algorithm=fused (expansion and pruning in one pass, whole rows per rank) I=" << opt.inflation
+         << " algorithm=fused (expansion and pruning in one pass, whole rows per rank"
+         << (ex->hierarchical() ? "; rows fetched once per node over Gi, shared over Li" : "") << ") I=" << opt.inflation
          << " P(prune)=" << opt.prune_number << " S=" << opt.select_number << " R=" << opt.recover_number
          << " pct=" << opt.recover_pct * 100 << "; peak RSS so far " << peakRssMb() << " MB\n";
     *log << " ite  nnz(in)     nnz(expand)  nnz(prune)   chaos     ph  t_exp   [fetch  mult]    t_prune  "
@@ -556,7 +557,7 @@ void runFused(LocalRows& rows, std::vector<GO_>& gids, Result& res, const Option
     }
     info.phases = phases;
     if (P > 1 && rebalance(T, gids, n, mpicomm)) {
-      ex = std::make_unique<RowExchange>(gids, n, mpicomm);
+      ex = std::make_unique<RowExchange>(gids, n, mpicomm, opt.ranks_per_group);
       nloc = gids.size();
     }
     // Contiguous row slices with about equal numbers of entries of T.

@@ -44,7 +44,7 @@ struct Options {
   // a CSR block between iterations (Trident_MCLRows.hpp). "trident" | "summa" | "tpetra": each
   // expansion is a full Trident::MatrixMatrix::Multiply with that algorithm, pruned afterwards.
   std::string algorithm = "fused";
-  int ranks_per_group = 0;            // lambda for trident; 0 = Trident's default
+  int ranks_per_group = 0;            // lambda for trident, ranks per node for fused; 0 = the shared-memory nodes
   double memory_budget_mb = 0;        // per-rank budget for one un-pruned product (fused: for the
                                       // rows of T fetched per phase); 0 = no limit
   int force_phases = 0;               // > 0: use exactly this many phases (testing)

@@ -1,6 +1,9 @@
 #include "Trident_MCLRows.hpp"
 
+#include <algorithm>
+#include <functional>
 #include <numeric>
+#include <utility>
 #include <stdexcept>
 
 #include <trident/transport/BigCount.hpp>
@@ -8,7 +11,8 @@
 namespace Trident {
 namespace mcl {
 
-RowExchange::RowExchange(const std::vector<long long>& my_rows, long long n, MPI_Comm comm) : comm_(comm), n_(n) {
+RowExchange::RowExchange(const std::vector<long long>& my_rows, long long n, MPI_Comm comm, int ranks_per_node)
+    : comm_(comm), n_(n) {
   int P = 1, me = 0;
   MPI_Comm_size(comm, &P);
   MPI_Comm_rank(comm, &me);
@@ -35,15 +39,41 @@ RowExchange::RowExchange(const std::vector<long long>& my_rows, long long n, MPI
   if (ownsAll_)
     for (long long g = 0; g < n; ++g) ownsAll_ = ownsAll_ && local_[g] == g;
 
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
-  int leader = me;  // lowest rank of the node names it
-  MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
-  MPI_Comm_free(&node);
+  // Nodes: named by their lowest rank, numbered in that order.
+  int leader = me;
+  if (ranks_per_node > 0) {
+    leader = me / ranks_per_node * ranks_per_node;
+  } else {
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
+    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+  }
   std::vector<int> leaders(P);
   MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm);
   sameNode_.resize(P);
-  for (int q = 0; q < P; ++q) sameNode_[q] = leaders[q] == leader ? 1 : 0;
+  nodeOf_.assign(P, 0);
+  indexOf_.assign(P, 0);
+  std::vector<int> distinct(leaders);
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  std::vector<int> size(distinct.size(), 0);
+  for (int q = 0; q < P; ++q) {
+    sameNode_[q] = leaders[q] == leader ? 1 : 0;
+    nodeOf_[q] = static_cast<int>(std::lower_bound(distinct.begin(), distinct.end(), leaders[q]) - distinct.begin());
+    indexOf_[q] = size[nodeOf_[q]]++;
+  }
+  // Hierarchical with several nodes of one size > 1 (every rank then has a peer on every node).
+  const bool even = std::all_of(size.begin(), size.end(), [&](int z) { return z == size[0]; });
+  if (distinct.size() > 1 && size[0] > 1 && even) {
+    MPI_Comm_split(comm, nodeOf_[me], indexOf_[me], &node_comm_);
+    MPI_Comm_split(comm, indexOf_[me], nodeOf_[me], &peer_comm_);
+  }
+}
+
+RowExchange::~RowExchange() {
+  if (node_comm_ != MPI_COMM_NULL) MPI_Comm_free(&node_comm_);
+  if (peer_comm_ != MPI_COMM_NULL) MPI_Comm_free(&peer_comm_);
 }
 
 namespace {
@@ -53,46 +83,47 @@ template <>
 MPI_Datatype mpiType<double>() { return MPI_DOUBLE; }
 template <>
 MPI_Datatype mpiType<float>() { return MPI_FLOAT; }
-}  // namespace
 
-template <class M>
-M RowExchange::fetch(const M& A, const std::vector<int>& needed, ExchangeBytes& bytes) const {
-  using V = typename decltype(A.val)::value_type;
-  int P = 1, me = 0;
-  MPI_Comm_size(comm_, &P);
-  MPI_Comm_rank(comm_, &me);
-  // Requests grouped by owner, ascending within each owner.
-  std::vector<std::int64_t> reqCount(P, 0);
-  for (int g : needed) reqCount[owner_[g]]++;
-  std::vector<std::int64_t> reqOff(P + 1, 0);
-  for (int q = 0; q < P; ++q) reqOff[q + 1] = reqOff[q] + reqCount[q];
-  std::vector<int> reqOut(static_cast<std::size_t>(reqOff[P]));
-  {
-    std::vector<std::int64_t> at(reqOff.begin(), reqOff.end() - 1);
-    for (int g : needed) reqOut[at[owner_[g]]++] = g;
-  }
-  const std::vector<std::int64_t> inCount = bigcount::exchangeCounts(reqCount, comm_);
+// Rows by global id over comm: reqOut holds the ids this rank asks for, grouped by the rank asked
+// (reqCount of each, ascending within each). serve(reqIn, inCount) is called once with what the
+// others ask of this rank (grouped by asker) and returns row(g, &len) -> (columns, values) for each
+// of them; it may itself communicate (collectively: every rank calls it at the same point).
+// Returns the rows received, in reqOut's order; *bytes gets, per rank, what this rank received
+// from it (requests in, lengths and rows back), as the flat fetch always counted them.
+template <class V>
+struct RowsIn {
+  std::vector<std::int64_t> len;  // per entry of reqOut
+  std::vector<int> col;
+  std::vector<V> val;
+};
+
+template <class V, class Serve>
+RowsIn<V> exchangeRows(MPI_Comm comm, const std::vector<std::int64_t>& reqCount, const std::vector<int>& reqOut,
+                       Serve&& serve, std::vector<std::uint64_t>* bytesFrom) {
+  int P = 1;
+  MPI_Comm_size(comm, &P);
+  const std::vector<std::int64_t> inCount = bigcount::exchangeCounts(reqCount, comm);
   std::vector<int> reqIn(static_cast<std::size_t>(std::accumulate(inCount.begin(), inCount.end(), std::int64_t{0})));
-  bigcount::alltoallv(reqOut.data(), reqCount, reqIn.data(), inCount, MPI_INT, comm_);
-
+  bigcount::alltoallv(reqOut.data(), reqCount, reqIn.data(), inCount, MPI_INT, comm);
+  auto row = serve(reqIn);
   // Row lengths back, then the rows themselves.
   std::vector<std::int64_t> lenOut(reqIn.size()), entOut(P, 0);
   {
     std::size_t k = 0;
     for (int q = 0; q < P; ++q)
       for (std::int64_t t = 0; t < inCount[q]; ++t, ++k) {
-        const int l = local_[reqIn[k]];
-        lenOut[k] = A.rowptr[l + 1] - A.rowptr[l];
+        row(reqIn[k], lenOut[k]);
         entOut[q] += lenOut[k];
       }
   }
-  std::vector<std::int64_t> lenIn(reqOut.size());
-  bigcount::alltoallv(lenOut.data(), inCount, lenIn.data(), reqCount, MPI_INT64_T, comm_);
+  RowsIn<V> in;
+  in.len.resize(reqOut.size());
+  bigcount::alltoallv(lenOut.data(), inCount, in.len.data(), reqCount, MPI_INT64_T, comm);
   std::vector<std::int64_t> entIn(P, 0);
   {
     std::size_t k = 0;
     for (int q = 0; q < P; ++q)
-      for (std::int64_t t = 0; t < reqCount[q]; ++t, ++k) entIn[q] += lenIn[k];
+      for (std::int64_t t = 0; t < reqCount[q]; ++t, ++k) entIn[q] += in.len[k];
   }
   const std::int64_t nOut = std::accumulate(entOut.begin(), entOut.end(), std::int64_t{0});
   std::vector<int> colOut;
@@ -100,41 +131,150 @@ M RowExchange::fetch(const M& A, const std::vector<int>& needed, ExchangeBytes& 
   colOut.reserve(static_cast<std::size_t>(nOut));
   valOut.reserve(static_cast<std::size_t>(nOut));
   for (int g : reqIn) {
-    const int l = local_[g];
-    colOut.insert(colOut.end(), A.col.begin() + A.rowptr[l], A.col.begin() + A.rowptr[l + 1]);
-    valOut.insert(valOut.end(), A.val.begin() + A.rowptr[l], A.val.begin() + A.rowptr[l + 1]);
+    std::int64_t len = 0;
+    const auto [c, v] = row(g, len);
+    colOut.insert(colOut.end(), c, c + len);
+    valOut.insert(valOut.end(), v, v + len);
   }
-  M B(n_, n_);
-  for (std::size_t k = 0; k < reqOut.size(); ++k) B.rowptr[reqOut[k] + 1] = lenIn[k];
-  for (long long g = 0; g < n_; ++g) B.rowptr[g + 1] += B.rowptr[g];
-  const std::int64_t nIn = B.rowptr[n_];
-  // Rows arrive grouped by owner, each owner's ascending; B wants them ascending overall, so they
-  // are received into a staging buffer and placed row by row.
-  std::vector<int> colIn(static_cast<std::size_t>(nIn));
-  std::vector<V> valIn(static_cast<std::size_t>(nIn));
-  bigcount::alltoallv(colOut.data(), entOut, colIn.data(), entIn, MPI_INT, comm_);
-  bigcount::alltoallv(valOut.data(), entOut, valIn.data(), entIn, mpiType<V>(), comm_);
-  colOut = std::vector<int>();
-  valOut = std::vector<V>();
-  B.col.resize(static_cast<std::size_t>(nIn));
-  B.val.resize(static_cast<std::size_t>(nIn));
+  const std::int64_t nIn = std::accumulate(entIn.begin(), entIn.end(), std::int64_t{0});
+  in.col.resize(static_cast<std::size_t>(nIn));
+  in.val.resize(static_cast<std::size_t>(nIn));
+  bigcount::alltoallv(colOut.data(), entOut, in.col.data(), entIn, MPI_INT, comm);
+  bigcount::alltoallv(valOut.data(), entOut, in.val.data(), entIn, mpiType<V>(), comm);
+  if (bytesFrom) {
+    bytesFrom->assign(P, 0);
+    for (int q = 0; q < P; ++q)
+      (*bytesFrom)[q] = 4u * static_cast<std::uint64_t>(inCount[q]) + 8u * static_cast<std::uint64_t>(reqCount[q]) +
+                        (4u + sizeof(V)) * static_cast<std::uint64_t>(entIn[q]);
+  }
+  return in;
+}
+
+// B with n rows, the rows of ids (ascending within each of the groups they came in) filled from
+// rows received in that order, the others empty.
+template <class M, class V>
+M placeRows(long long n, const std::vector<int>& ids, const RowsIn<V>& in) {
+  M B(n, n);
+  for (std::size_t k = 0; k < ids.size(); ++k) B.rowptr[ids[k] + 1] = in.len[k];
+  for (long long g = 0; g < n; ++g) B.rowptr[g + 1] += B.rowptr[g];
+  B.col.resize(in.col.size());
+  B.val.resize(in.val.size());
   std::size_t src = 0;
-  for (std::size_t k = 0; k < reqOut.size(); ++k) {
-    const std::int64_t at = B.rowptr[reqOut[k]], len = lenIn[k];
-    std::copy(colIn.begin() + static_cast<std::ptrdiff_t>(src), colIn.begin() + static_cast<std::ptrdiff_t>(src + len),
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const std::int64_t at = B.rowptr[ids[k]], len = in.len[k];
+    std::copy(in.col.begin() + static_cast<std::ptrdiff_t>(src), in.col.begin() + static_cast<std::ptrdiff_t>(src + len),
               B.col.begin() + at);
-    std::copy(valIn.begin() + static_cast<std::ptrdiff_t>(src), valIn.begin() + static_cast<std::ptrdiff_t>(src + len),
+    std::copy(in.val.begin() + static_cast<std::ptrdiff_t>(src), in.val.begin() + static_cast<std::ptrdiff_t>(src + len),
               B.val.begin() + at);
     src += static_cast<std::size_t>(len);
   }
-  for (int q = 0; q < P; ++q) {
-    if (q == me) continue;
-    // requests in, lengths and rows received
-    const std::uint64_t b = 4u * static_cast<std::uint64_t>(inCount[q]) + 8u * static_cast<std::uint64_t>(reqCount[q]) +
-                            (4u + sizeof(V)) * static_cast<std::uint64_t>(entIn[q]);
-    (sameNode_[q] ? bytes.li : bytes.gi) += b;
-  }
   return B;
+}
+
+// Requests grouped by target (target(g) in [0, P)), ascending within each.
+void groupRequests(const std::vector<int>& ids, int P, const std::function<int(int)>& target,
+                   std::vector<std::int64_t>& count, std::vector<int>& grouped) {
+  count.assign(P, 0);
+  for (int g : ids) count[target(g)]++;
+  std::vector<std::int64_t> at(P, 0);
+  for (int q = 1; q < P; ++q) at[q] = at[q - 1] + count[q - 1];
+  grouped.resize(ids.size());
+  for (int g : ids) grouped[static_cast<std::size_t>(at[target(g)]++)] = g;
+}
+
+}  // namespace
+
+template <class M>
+M RowExchange::fetch(const M& A, const std::vector<int>& needed, ExchangeBytes& bytes) const {
+  return hierarchical() ? hierarchicalFetch(A, needed, bytes) : flatFetch(A, needed, bytes);
+}
+
+template <class M>
+M RowExchange::flatFetch(const M& A, const std::vector<int>& needed, ExchangeBytes& bytes) const {
+  using V = typename decltype(A.val)::value_type;
+  int P = 1, me = 0;
+  MPI_Comm_size(comm_, &P);
+  MPI_Comm_rank(comm_, &me);
+  std::vector<std::int64_t> reqCount;
+  std::vector<int> reqOut;
+  groupRequests(needed, P, [this](int g) { return owner_[g]; }, reqCount, reqOut);
+  auto serveOwn = [&](const std::vector<int>&) {
+    return [&](int g, std::int64_t& len) {
+      const int l = local_[g];
+      len = A.rowptr[l + 1] - A.rowptr[l];
+      return std::make_pair(A.col.data() + A.rowptr[l], A.val.data() + A.rowptr[l]);
+    };
+  };
+  std::vector<std::uint64_t> from;
+  const RowsIn<V> in = exchangeRows<V>(comm_, reqCount, reqOut, serveOwn, &from);
+  for (int q = 0; q < P; ++q)
+    if (q != me) (sameNode_[q] ? bytes.li : bytes.gi) += from[q];
+  return placeRows<M>(n_, reqOut, in);
+}
+
+template <class M>
+M RowExchange::hierarchicalFetch(const M& A, const std::vector<int>& needed, ExchangeBytes& bytes) const {
+  using V = typename decltype(A.val)::value_type;
+  int me = 0, lambda = 1, nodes = 1, myIndex = 0, myNode = 0;
+  MPI_Comm_rank(comm_, &me);
+  MPI_Comm_size(node_comm_, &lambda);
+  MPI_Comm_size(peer_comm_, &nodes);
+  MPI_Comm_rank(node_comm_, &myIndex);
+  MPI_Comm_rank(peer_comm_, &myNode);
+  // Each row is asked of the node's rank with its owner's index: the owner itself when it is on
+  // this node, its peer here otherwise, which fetches it over Gi for the whole node.
+  std::vector<std::int64_t> reqCount;
+  std::vector<int> reqOut;
+  groupRequests(needed, lambda, [this](int g) { return indexOf_[owner_[g]]; }, reqCount, reqOut);
+  RowsIn<V> fromPeers;      // the rows this rank fetched over Gi for its node
+  std::vector<std::int64_t> peerAt;  // where each of them starts in fromPeers.col
+  std::vector<int> remote;  // their ids, in fromPeers' order
+  std::vector<std::pair<int, std::size_t>> byId;  // (id, position in remote), ascending
+  auto serveNode = [&](const std::vector<int>& reqIn) {
+    // The rows the node's ranks asked of me that live on other nodes, each once, by owner node.
+    std::vector<int> wanted;
+    for (int g : reqIn)
+      if (owner_[g] != me) wanted.push_back(g);
+    std::sort(wanted.begin(), wanted.end());
+    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+    std::vector<std::int64_t> peerCount;
+    groupRequests(wanted, nodes, [this](int g) { return nodeOf_[owner_[g]]; }, peerCount, remote);
+    auto serveOwn = [&](const std::vector<int>&) {
+      return [&](int g, std::int64_t& len) {
+        const int l = local_[g];
+        len = A.rowptr[l + 1] - A.rowptr[l];
+        return std::make_pair(A.col.data() + A.rowptr[l], A.val.data() + A.rowptr[l]);
+      };
+    };
+    std::vector<std::uint64_t> from;
+    fromPeers = exchangeRows<V>(peer_comm_, peerCount, remote, serveOwn, &from);
+    for (int q = 0; q < nodes; ++q)
+      if (q != myNode) bytes.gi += from[q];
+    peerAt.assign(remote.size() + 1, 0);
+    byId.resize(remote.size());
+    for (std::size_t k = 0; k < remote.size(); ++k) {
+      peerAt[k + 1] = peerAt[k] + fromPeers.len[k];
+      byId[k] = {remote[k], k};
+    }
+    std::sort(byId.begin(), byId.end());
+    return [&](int g, std::int64_t& len) {
+      if (owner_[g] == me) {
+        const int l = local_[g];
+        len = A.rowptr[l + 1] - A.rowptr[l];
+        return std::make_pair(A.col.data() + A.rowptr[l], A.val.data() + A.rowptr[l]);
+      }
+      const std::size_t k =
+          std::lower_bound(byId.begin(), byId.end(), std::make_pair(g, std::size_t{0}))->second;
+      len = fromPeers.len[k];
+      return std::make_pair(static_cast<const int*>(fromPeers.col.data() + peerAt[k]),
+                            static_cast<const V*>(fromPeers.val.data() + peerAt[k]));
+    };
+  };
+  std::vector<std::uint64_t> from;
+  const RowsIn<V> in = exchangeRows<V>(node_comm_, reqCount, reqOut, serveNode, &from);
+  for (int q = 0; q < lambda; ++q)
+    if (q != myIndex) bytes.li += from[q];
+  return placeRows<M>(n_, reqOut, in);
 }
 
 template Csr RowExchange::fetch<Csr>(const Csr&, const std::vector<int>&, ExchangeBytes&) const;

@@ -5,7 +5,8 @@
 //  * the fused kernel (prunedMultiply) against the full product pruned afterwards, on random and
 //    real matrices, with pruning settings that reach cutoff, selection and recovery;
 //  * P-independence: the same clusters on sub-communicators of every size given (--sizes) with
-//    every algorithm (--algos; "trident" also with ranks per group 2), and with forced column phases.
+//    every algorithm (--algos; "trident" also with ranks per group 2, "fused" also with nodes of 2
+//    ranks, which fetches rows once per node), and with forced column phases.
 // Graphs: "planted" (a generated weighted planted-partition graph) or a Matrix Market path; a
 // relative path is looked up in $TRIDENT_MATRIX_DIR. Exits 77 (ctest SKIP) when mcl is missing.
 #include <unistd.h>
@@ -377,7 +378,8 @@ int main(int argc, char** argv) {
     if (sz < 1 || sz > P) continue;
     for (const auto& al : split(algos, ',')) {
       runs.push_back({sz, al, 0, 0, 0});
-      if (al == "trident" && sz >= 4) runs.push_back({sz, al, 2, 0, 0});
+      // trident with lambda 2; fused with nodes of 2 ranks (its hierarchical fetch).
+      if ((al == "trident" || al == "fused") && sz >= 4) runs.push_back({sz, al, 2, 0, 0});
     }
   }
   if (phases > 1 && !runs.empty()) {
