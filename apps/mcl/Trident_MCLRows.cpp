@@ -182,6 +182,16 @@ void groupRequests(const std::vector<int>& ids, int P, const std::function<int(i
   for (int g : ids) grouped[static_cast<std::size_t>(at[target(g)]++)] = g;
 }
 
+// Rows of this rank's own block A by global id (local: their local index), as exchangeRows serves them.
+template <class M>
+auto ownRowsOf(const M& A, const std::vector<int>& local) {
+  return [&A, &local](int g, std::int64_t& len) {
+    const int l = local[g];
+    len = A.rowptr[l + 1] - A.rowptr[l];
+    return std::make_pair(A.col.data() + A.rowptr[l], A.val.data() + A.rowptr[l]);
+  };
+}
+
 }  // namespace
 
 template <class M>
@@ -198,13 +208,7 @@ M RowExchange::flatFetch(const M& A, const std::vector<int>& needed, ExchangeByt
   std::vector<std::int64_t> reqCount;
   std::vector<int> reqOut;
   groupRequests(needed, P, [this](int g) { return owner_[g]; }, reqCount, reqOut);
-  auto serveOwn = [&](const std::vector<int>&) {
-    return [&](int g, std::int64_t& len) {
-      const int l = local_[g];
-      len = A.rowptr[l + 1] - A.rowptr[l];
-      return std::make_pair(A.col.data() + A.rowptr[l], A.val.data() + A.rowptr[l]);
-    };
-  };
+  auto serveOwn = [&](const std::vector<int>&) { return ownRowsOf(A, local_); };
   std::vector<std::uint64_t> from;
   const RowsIn<V> in = exchangeRows<V>(comm_, reqCount, reqOut, serveOwn, &from);
   for (int q = 0; q < P; ++q)
@@ -239,13 +243,7 @@ M RowExchange::hierarchicalFetch(const M& A, const std::vector<int>& needed, Exc
     wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
     std::vector<std::int64_t> peerCount;
     groupRequests(wanted, nodes, [this](int g) { return nodeOf_[owner_[g]]; }, peerCount, remote);
-    auto serveOwn = [&](const std::vector<int>&) {
-      return [&](int g, std::int64_t& len) {
-        const int l = local_[g];
-        len = A.rowptr[l + 1] - A.rowptr[l];
-        return std::make_pair(A.col.data() + A.rowptr[l], A.val.data() + A.rowptr[l]);
-      };
-    };
+    auto serveOwn = [&](const std::vector<int>&) { return ownRowsOf(A, local_); };
     std::vector<std::uint64_t> from;
     fromPeers = exchangeRows<V>(peer_comm_, peerCount, remote, serveOwn, &from);
     for (int q = 0; q < nodes; ++q)
@@ -257,12 +255,8 @@ M RowExchange::hierarchicalFetch(const M& A, const std::vector<int>& needed, Exc
       byId[k] = {remote[k], k};
     }
     std::sort(byId.begin(), byId.end());
-    return [&](int g, std::int64_t& len) {
-      if (owner_[g] == me) {
-        const int l = local_[g];
-        len = A.rowptr[l + 1] - A.rowptr[l];
-        return std::make_pair(A.col.data() + A.rowptr[l], A.val.data() + A.rowptr[l]);
-      }
+    return [&, own = ownRowsOf(A, local_)](int g, std::int64_t& len) {
+      if (owner_[g] == me) return own(g, len);
       const std::size_t k =
           std::lower_bound(byId.begin(), byId.end(), std::make_pair(g, std::size_t{0}))->second;
       len = fromPeers.len[k];
