@@ -202,7 +202,7 @@ void AutoInputs::agree(const CollectiveCheck& check) {
 
 Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
                           const Topology& topo, const AutoInputs& in, MultiplyStats& stats,
-                          MultiplyStats* tpetra_counts, bool* counted) {
+                          MultiplyStats* tpetra_counts, bool* counted, std::vector<std::int64_t>* row_work) {
   Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: choose"));
   MPI_Comm comm = topo.world();
   const planner::MachineModel& model = in.model;
@@ -219,13 +219,15 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
   } else {
     Ap = opOf(A, transposeA);
     Bp = opOf(B, transposeB);
-    mine = tpetra::localCounts(*Ap, *Bp, topo, &bytes, false, in.a_import_serves);
+    mine = tpetra::localCounts(*Ap, *Bp, topo, &bytes, false, in.a_import_serves, row_work);
   }
   planner::GlobalCounts all = planner::reduceCounts(mine, topo.ranks_per_group(), comm);
   if (all.max.layout_unknown > 0) {
-    mine = tpetra::localCounts(*Ap, *Bp, topo, &bytes, true, in.a_import_serves);
+    mine = tpetra::localCounts(*Ap, *Bp, topo, &bytes, true, in.a_import_serves, row_work);
     all = planner::reduceCounts(mine, topo.ranks_per_group(), comm);
   }
+  // A transpose formed here is not the plan's own: its rows' work is not handed over.
+  if (row_work && (cheapTranspose || transposeA || transposeB)) row_work->clear();
   if (cheapTranspose) {
     all.max.flops = all.sum.flops / all.P;
     all.max.max_row_flops = 0;

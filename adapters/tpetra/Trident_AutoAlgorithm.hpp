@@ -53,10 +53,13 @@ struct AutoInputs {
 // algorithm (never Auto) and fills stats' auto_chosen, predicted_* and auto_reason. When it
 // chooses Tpetra from exact counts, tpetra_counts (optional) receives Tpetra's import bytes
 // received and sent (by link) and multiply-adds, as the drop-in accounts them, and *counted is
-// set: the plan need not count them again.
+// set: the plan need not count them again. When it counted A*B (no transposes), row_work
+// (optional) receives each local row of A's multiply-adds, which the plan's balance needs too
+// (it would otherwise import B's row lengths a second time); otherwise it is left empty.
 Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
                           const Topology& topo, const AutoInputs& in, MultiplyStats& stats,
-                          MultiplyStats* tpetra_counts = nullptr, bool* counted = nullptr);
+                          MultiplyStats* tpetra_counts = nullptr, bool* counted = nullptr,
+                          std::vector<std::int64_t>* row_work = nullptr);
 
 }  // namespace MatrixMatrix
 }  // namespace Trident

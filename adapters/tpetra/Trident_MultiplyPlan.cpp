@@ -264,6 +264,8 @@ struct MultiplyPlan::Impl {
   MultiplyStats tpetraCounts;  // "tpetra": its import's bytes and multiply-adds (patterns only)
   bool tpetraCounted = false;  // "auto" chose Tpetra and counted them already
   std::optional<bool> aImportServes;  // known when op(A) = A and op(B) = B (Trident_MapSameness.hpp)
+  std::vector<std::int64_t> autoRowWork;  // A's rows' multiply-adds, when "auto" counted A*B
+  bool autoCountedRows = false;           // ... which is then the case on every rank
   const crs_matrix_type* checkedC = nullptr;  // checked with the operands: its first execute skips it
   PhaseTimes setup;  // the plan's own cost, reported with the first execute
 
@@ -337,7 +339,8 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
     autoIn.agree(check);
     autoIn.a_import_serves = p.aImportServes;
     p.opt.algorithm = chooseAlgorithm(A, transposeA, B, transposeB, topo, autoIn, p.stats, &p.tpetraCounts,
-                                      &p.tpetraCounted);
+                                      &p.tpetraCounted, &p.autoRowWork);
+    p.autoCountedRows = !transposeA && !transposeB && p.opt.algorithm != Algorithm::Tpetra;
   }
   p.stats.algorithm = toString(p.opt.algorithm);
   p.stats.P = topo.P();
@@ -392,9 +395,17 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   // magnitude. One import of B's row lengths onto A's columns gives it.
   // With one slice per tile (SUMMA, or lambda = 1) nothing is balanced: skip the import.
   const bool balanced = !p.summa && (topo.ranks_per_group() > 1 || p.opt.slices != SliceChoice::Balanced);
+  // "auto" has counted them already when it counted this product (same A and B, no transposes).
+  // The same on every rank (the import below is collective): auto chose a 2D algorithm, which it
+  // only does after counting, and nothing was transposed.
+  const bool counted = p.autoCountedRows;
+  if (counted && p.autoRowWork.size() != p.aRow.size())
+    throw std::logic_error("MultiplyPlan: auto's row work does not match A's rows");
   const std::vector<std::int64_t> rowWork =
-      balanced ? multiplyAddsPerRow(*Ap, rowLengthsAtColumns(*Ap, *Bp, p.aImportServes).len)
-               : std::vector<std::int64_t>(p.aRow.size(), 0);
+      !balanced ? std::vector<std::int64_t>(p.aRow.size(), 0)
+      : counted ? std::move(p.autoRowWork)
+                : multiplyAddsPerRow(*Ap, rowLengthsAtColumns(*Ap, *Bp, p.aImportServes).len);
+  p.autoRowWork = {};
   std::vector<std::int64_t> aw(p.aRow.size()), bw(p.bRow.size()), ap(p.aRow.size()), bp(p.bRow.size());
   for (std::size_t r = 0; r < p.aRow.size(); ++r) {
     ap[r] = p.prow(p.aRow[r]);

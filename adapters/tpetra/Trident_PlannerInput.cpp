@@ -212,7 +212,8 @@ double estimatedProductEntries(const crs_matrix_type& A, const AtColumns& at, co
 }  // namespace
 
 planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type& B, const Topology& topo,
-                                 ImportBytes* bytes, bool use_directory, std::optional<bool> a_import_serves) {
+                                 ImportBytes* bytes, bool use_directory, std::optional<bool> a_import_serves,
+                                 std::vector<std::int64_t>* row_work) {
   planner::LocalCounts c;
   auto importTimer = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: auto: import lengths and sketches")));
   const AtColumns rl = importAtColumns(A, B, a_import_serves);
@@ -220,7 +221,7 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
   c.a_rows = static_cast<double>(A.getNodeNumRows());
   c.a_entries = static_cast<double>(A.getNodeNumEntries());
   c.b_entries = static_cast<double>(B.getNodeNumEntries());
-  const std::vector<std::int64_t> work = multiplyAddsPerRow(A, rl.len);
+  std::vector<std::int64_t> work = multiplyAddsPerRow(A, rl.len);
   for (std::int64_t w : work) {
     c.flops += static_cast<double>(w);
     c.max_row_flops = std::max(c.max_row_flops, static_cast<double>(w));
@@ -263,6 +264,7 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
   std::sort(sources.begin(), sources.end());
   sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
   for (int s : sources) (topo.same_group(topo.rank(), s) ? c.tpetra_li_msgs : c.tpetra_gi_msgs) += 1.0;
+  if (row_work) *row_work = std::move(work);
   return c;
 }
 

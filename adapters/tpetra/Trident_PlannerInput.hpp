@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <optional>
+#include <vector>
 
 #include "Trident_ProductCounts.hpp"
 #include "Trident_TpetraTypes.hpp"
@@ -33,9 +34,12 @@ planner::Pattern gatherPattern(const crs_matrix_type& M, bool skip_zeros, int ro
 // The owners of the imported rows come from the Import's receive lists; if a rank cannot read
 // them it sets layout_unknown, and every rank must then call again with use_directory (a
 // collective look-up).
+// row_work (optional): each local row of A's multiply-adds (multiplyAddsPerRow), which the plan's
+// balance would otherwise import B's row lengths again to compute.
 planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type& B, const Topology& topo,
                                  ImportBytes* bytes = nullptr, bool use_directory = false,
-                                 std::optional<bool> a_import_serves = std::nullopt);
+                                 std::optional<bool> a_import_serves = std::nullopt,
+                                 std::vector<std::int64_t>* row_work = nullptr);
 
 // The same for op(A) = A^T when A's and B's rows are distributed alike (R = P^T in P^T*(A*P)),
 // without forming A^T: the multiply-adds of A^T*B are sum over k of nnz(A(k,:)) * nnz(B(k,:)),
