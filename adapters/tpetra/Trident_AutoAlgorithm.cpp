@@ -97,34 +97,32 @@ bool settledForTpetra(const AutoInputs::Bound& b, int P, const planner::MachineM
   // costs (an import of B's lengths and sketches, an allreduce: the model's auto_count_* terms,
   // on the busiest rank's entries), Tpetra without counting loses less than counting would.
   const double countCost = model.auto_count_overhead + model.auto_count_entry_cost * b.entries_max;
-  if (tpetraAtMost > othersAtLeast && tpetraAtMost - othersAtLeast <= countCost) {
-    stats.auto_chosen = true;
-    stats.predicted_time = tpetraAtMost;
-    stats.predicted_gi_bytes_recv = stats.predicted_li_bytes_recv = 0;  // not counted
+  const bool bounded = tpetraAtMost <= othersAtLeast;
+  if (!bounded && tpetraAtMost - othersAtLeast > countCost) {
+    std::ostringstream u;
+    u.precision(3);
+    u << " (not bounded: tpetra <= " << tpetraAtMost << " s = kernel " << tp.t_kernel << " (" << tp.flops_max
+      << " madds, " << tp.c_max << " C) + links " << tp.t_links << " + import " << tp.t_import << " ("
+      << tp.gi_bytes_max + tp.li_bytes_max << " B, " << tp.import_rows_max << " rows) + fixed " << tp.t_fixed << ";"
+      << why.str() << ")";
+    unsettled = u.str();
+    return false;
+  }
+  stats.auto_chosen = true;
+  stats.predicted_time = tpetraAtMost;
+  stats.predicted_gi_bytes_recv = stats.predicted_li_bytes_recv = 0;  // not counted
+  if (bounded) {
+    stats.auto_reason = "chose tpetra; bounded without counting: tpetra <= " + std::to_string(tpetraAtMost) + " s (" +
+                        std::to_string(b.flops_max) + " madds, " + std::to_string(b.import_bytes_max) +
+                        " B imported at most);" + why.str();
+  } else {
     std::ostringstream r;
     r.precision(3);
     r << "chose tpetra; not worth counting: tpetra <= " << tpetraAtMost << " s, at most "
       << tpetraAtMost - othersAtLeast << " s above the others' lower bound, counting ~" << countCost << " s;"
       << why.str();
     stats.auto_reason = r.str();
-    return true;
   }
-  if (tpetraAtMost > othersAtLeast) {
-    std::ostringstream b;
-    b.precision(3);
-    b << " (not bounded: tpetra <= " << tpetraAtMost << " s = kernel " << tp.t_kernel << " (" << tp.flops_max
-      << " madds, " << tp.c_max << " C) + links " << tp.t_links << " + import " << tp.t_import << " ("
-      << tp.gi_bytes_max + tp.li_bytes_max << " B, " << tp.import_rows_max << " rows) + fixed " << tp.t_fixed << ";"
-      << why.str() << ")";
-    unsettled = b.str();
-    return false;
-  }
-  stats.auto_chosen = true;
-  stats.predicted_time = tpetraAtMost;
-  stats.predicted_gi_bytes_recv = stats.predicted_li_bytes_recv = 0;  // not counted
-  stats.auto_reason = "chose tpetra; bounded without counting: tpetra <= " + std::to_string(tpetraAtMost) + " s (" +
-                      std::to_string(b.flops_max) + " madds, " + std::to_string(b.import_bytes_max) +
-                      " B imported at most);" + why.str();
   return true;
 }
 
@@ -214,20 +212,20 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
   planner::LocalCounts mine;
   tpetra::ImportBytes bytes;
   Teuchos::RCP<const crs_matrix_type> Ap, Bp;
+  // A transpose formed here is not the plan's own: only A*B's rows' work is handed over.
+  std::vector<std::int64_t>* work = transposeA || transposeB ? nullptr : row_work;
   if (cheapTranspose) {
     mine = tpetra::localCountsTransposedA(A, B);
   } else {
     Ap = opOf(A, transposeA);
     Bp = opOf(B, transposeB);
-    mine = tpetra::localCounts(*Ap, *Bp, topo, &bytes, false, in.a_import_serves, row_work);
+    mine = tpetra::localCounts(*Ap, *Bp, topo, &bytes, false, in.a_import_serves, work);
   }
   planner::GlobalCounts all = planner::reduceCounts(mine, topo.ranks_per_group(), comm);
   if (all.max.layout_unknown > 0) {
-    mine = tpetra::localCounts(*Ap, *Bp, topo, &bytes, true, in.a_import_serves, row_work);
+    mine = tpetra::localCounts(*Ap, *Bp, topo, &bytes, true, in.a_import_serves, work);
     all = planner::reduceCounts(mine, topo.ranks_per_group(), comm);
   }
-  // A transpose formed here is not the plan's own: its rows' work is not handed over.
-  if (row_work && (cheapTranspose || transposeA || transposeB)) row_work->clear();
   if (cheapTranspose) {
     all.max.flops = all.sum.flops / all.P;
     all.max.max_row_flops = 0;

@@ -1,7 +1,6 @@
 #include "Trident_MCLRows.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <numeric>
 #include <utility>
 #include <stdexcept>
@@ -85,11 +84,11 @@ template <>
 MPI_Datatype mpiType<float>() { return MPI_FLOAT; }
 
 // Rows by global id over comm: reqOut holds the ids this rank asks for, grouped by the rank asked
-// (reqCount of each, ascending within each). serve(reqIn, inCount) is called once with what the
-// others ask of this rank (grouped by asker) and returns row(g, &len) -> (columns, values) for each
-// of them; it may itself communicate (collectively: every rank calls it at the same point).
-// Returns the rows received, in reqOut's order; *bytes gets, per rank, what this rank received
-// from it (requests in, lengths and rows back), as the flat fetch always counted them.
+// (reqCount of each, ascending within each). serve(reqIn) is called once with what the others ask
+// of this rank (grouped by asker) and returns row(g, &len) -> (columns, values) for each of them;
+// it may itself communicate (collectively: every rank calls it at the same point). Returns the
+// rows received, in reqOut's order; *bytesFrom gets, per rank, what this rank received from it
+// (requests in, lengths and rows back), as the flat fetch always counted them.
 template <class V>
 struct RowsIn {
   std::vector<std::int64_t> len;  // per entry of reqOut
@@ -172,8 +171,9 @@ M placeRows(long long n, const std::vector<int>& ids, const RowsIn<V>& in) {
 }
 
 // Requests grouped by target (target(g) in [0, P)), ascending within each.
-void groupRequests(const std::vector<int>& ids, int P, const std::function<int(int)>& target,
-                   std::vector<std::int64_t>& count, std::vector<int>& grouped) {
+template <class Target>
+void groupRequests(const std::vector<int>& ids, int P, Target&& target, std::vector<std::int64_t>& count,
+                   std::vector<int>& grouped) {
   count.assign(P, 0);
   for (int g : ids) count[target(g)]++;
   std::vector<std::int64_t> at(P, 0);
@@ -266,6 +266,7 @@ M RowExchange::hierarchicalFetch(const M& A, const std::vector<int>& needed, Exc
   };
   std::vector<std::uint64_t> from;
   const RowsIn<V> in = exchangeRows<V>(node_comm_, reqCount, reqOut, serveNode, &from);
+  fromPeers = RowsIn<V>();  // served to the node: not held while B is built
   for (int q = 0; q < lambda; ++q)
     if (q != myIndex) bytes.li += from[q];
   return placeRows<M>(n_, reqOut, in);
