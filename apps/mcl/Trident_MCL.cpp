@@ -16,6 +16,10 @@
 #include <utility>
 
 #include <sys/resource.h>
+#include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <mpi.h>
 #include <Teuchos_DefaultMpiComm.hpp>
@@ -419,6 +423,14 @@ double peakRssMb() {
   return static_cast<double>(ru.ru_maxrss) / 1024.0;  // Linux reports kB
 }
 
+// Resident set of this process now (/proc/self/statm), in MB; 0 where there is no /proc.
+double currentRssMb() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  if (!(statm >> pages >> resident)) return 0;
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
 // mclDag's edges out of node g (one column of the limit, given as idx/val; both are consumed).
 void dagEdges(GO_ g, std::vector<GO_>& idx, std::vector<double>& val, bool flt, std::vector<GO_>& edges) {
   if (idx.empty()) return;
@@ -533,12 +545,18 @@ void runFused(LocalRows& rows, std::vector<GO_>& gids, Result& res, const Option
          << " algorithm=fused (expansion and pruning in one pass, whole rows per rank"
          << (ex->hierarchical() ? "; rows fetched once per node over Gi, shared over Li" : "") << ") I=" << opt.inflation
          << " P(prune)=" << opt.prune_number << " S=" << opt.select_number << " R=" << opt.recover_number
-         << " pct=" << opt.recover_pct * 100 << "; peak RSS so far " << peakRssMb() << " MB\n";
+         << " pct=" << opt.recover_pct * 100 << "; RSS " << currentRssMb() << " MB, peak so far " << peakRssMb()
+         << " MB\n";
     *log << " ite  nnz(in)     nnz(expand)  nnz(prune)   chaos     ph  t_exp   [fetch  mult]    t_prune  "
             "Gi_bytes      Li_bytes      maxrss_MB  flops (max/avg rank)\n";
   }
 
   PruneScratch<int> scratch;
+  // What pruning keeps of a column: at most the selection number, or the recovery number where it
+  // recovers (ties at a threshold can keep a few more; the kernel's reservation then just grows).
+  // Without selection the threshold alone bounds nothing useful here.
+  const std::int64_t keptPerRow =
+      opt.select_number > 0 ? static_cast<std::int64_t>(std::max(opt.select_number, std::max(opt.recover_number, 0L))) + 1 : 0;
   std::vector<char> mark(static_cast<std::size_t>(n), 0);
   std::vector<int> needed;
   for (int it = 1; it <= opt.max_iter; ++it) {
@@ -606,7 +624,7 @@ void runFused(LocalRows& rows, std::vector<GO_>& gids, Result& res, const Option
       const double pruneBefore = tPrune;
       {
         Teuchos::TimeMonitor multiplyTimer(*phaseTimer("trident-mcl: multiply and prune"));
-        parts.push_back(prunedMultiply(T, *B, bounds[p], bounds[p + 1], pruner, &counts));
+        parts.push_back(prunedMultiply(T, *B, bounds[p], bounds[p + 1], pruner, &counts, keptPerRow));
       }
       tMult += (now() - tb) - (tPrune - pruneBefore);
     }
@@ -694,7 +712,17 @@ void applyScheme(Options& o, int scheme) {
   o.recover_pct = dir[scheme - 1][3] / 100.0;
 }
 
-Result cluster(const crs_matrix_type& A, const Options& opt) {
+namespace {
+// Hands the heap's free pages back to the system: reading the input leaves megabytes of freed
+// blocks between live ones, which stay resident under glibc and would sit under every iteration.
+void releaseFreedHeap() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
+// owned: the caller's reference to A, released as soon as T0 is formed (A must not be used after).
+Result clusterImpl(const crs_matrix_type& A, Teuchos::RCP<const crs_matrix_type>* owned, const Options& opt) {
   const double t0 = now();
   const comm_ptr comm = A.getComm();
   const MPI_Comm mpicomm = rawComm(comm);
@@ -756,6 +784,10 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
       rows.val.insert(rows.val.end(), val.begin(), val.end());
       rows.ptr.push_back(rows.col.size());
     }
+  }
+  if (owned) {
+    *owned = Teuchos::null;
+    releaseFreedHeap();
   }
   const std::size_t nloc = R->getNodeNumElements();
   std::vector<GO_> idx;
@@ -1009,6 +1041,15 @@ Result cluster(const crs_matrix_type& A, const Options& opt) {
     *log << "\n";
   }
   return res;
+}
+}  // namespace
+
+Result cluster(const crs_matrix_type& A, const Options& opt) { return clusterImpl(A, nullptr, opt); }
+
+Result cluster(Teuchos::RCP<const crs_matrix_type>&& A, const Options& opt) {
+  if (A.is_null()) throw std::invalid_argument("mcl: the input matrix is null");
+  const crs_matrix_type& input = *A;
+  return clusterImpl(input, &A, opt);
 }
 
 // ---------------------------------------------------------------------------------------------

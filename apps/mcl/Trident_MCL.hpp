@@ -92,6 +92,10 @@ struct Result {
 // edge from node j to node i, i.e. column j of A is node j's neighbour list, as mcl's native
 // format). Collective over A's communicator; the result is the same for any number of ranks.
 Result cluster(const crs_matrix_type& A, const Options& options);
+// The same, taking the caller's reference to A (pass std::move of it): A is released as soon as
+// T0 is formed, and the heap's freed pages go back to the system, so the iterations' memory does
+// not sit on top of the input's and the reader's (on a small graph that is most of the peak).
+Result cluster(Teuchos::RCP<const crs_matrix_type>&& A, const Options& options);
 
 // Sets select/recover/prune/pct from mcl's preset -scheme k (1..7; mcl's default is 6).
 void applyScheme(Options& options, int scheme);

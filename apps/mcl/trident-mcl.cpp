@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <mpi.h>
 #include <Teuchos_TimeMonitor.hpp>
 #include <Tpetra_Core.hpp>
@@ -73,6 +76,13 @@ long toLong(const std::string& s, const std::string& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef __GLIBC__
+  // Blocks of 128 kB and more straight from mmap, for the whole run: glibc would otherwise raise
+  // this threshold each time such a block is freed (the reader's buffers, the first iterations'
+  // rows), and later ones would come from the heap, whose freed pages stay resident. MCL's memory
+  // is a few large arrays that come and go every iteration; they should cost only while they live.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
   Tpetra::ScopeGuard scope(&argc, &argv);
   auto comm = Tpetra::getDefaultComm();
   const int rank = comm->getRank();
@@ -157,11 +167,11 @@ int main(int argc, char** argv) {
 
     double t0 = MPI_Wtime();
     auto tm = stage("trident-mcl: read");
-    auto A = Trident::io::readMatrixMarket(input, comm);
+    Teuchos::RCP<const Trident::crs_matrix_type> A = Trident::io::readMatrixMarket(input, comm);
     tm = Teuchos::null;
     double tread = MPI_Wtime() - t0;
     tm = stage("trident-mcl: cluster");
-    auto res = Trident::mcl::cluster(*A, opt);
+    auto res = Trident::mcl::cluster(std::move(A), opt);
     tm = Teuchos::null;
     tm = stage("trident-mcl: write");
     if (rank == 0) {

@@ -411,13 +411,16 @@ int main(int argc, char** argv) {
       double t = 0;
       int iters = 0, maxPhases = 0;
       try {
-        auto A = Trident::io::readMatrixMarket(mtx, comm);
+        Teuchos::RCP<const Trident::crs_matrix_type> A = Trident::io::readMatrixMarket(mtx, comm);
         Trident::mcl::Options o = base;
         o.algorithm = r.algo;
         o.ranks_per_group = r.rpg;
         o.force_phases = r.phases;
         o.memory_budget_mb = r.budget;
-        auto res = Trident::mcl::cluster(*A, o);
+        // The fused runs hand their input over, as trident-mcl does; it must be released on the way.
+        const bool handOver = r.algo == "fused";
+        auto res = handOver ? Trident::mcl::cluster(std::move(A), o) : Trident::mcl::cluster(*A, o);
+        if (handOver && !A.is_null()) throw std::logic_error("the input handed over to cluster() was not released");
         got = res.clusters;
         t = res.time_total;
         iters = res.iterations;

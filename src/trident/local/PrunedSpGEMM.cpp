@@ -1,11 +1,7 @@
 #include "trident/local/PrunedSpGEMM.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
-#include <cstring>
 #include <limits>
-#include <new>
 #include <stdexcept>
 
 #include "trident/local/SortedRowAccumulator.hpp"
@@ -13,43 +9,6 @@
 namespace Trident {
 
 namespace {
-// A staging chunk mapped straight from the kernel: unmapping it returns its pages to the system at
-// once. Chunks from malloc would, after the first large free raised glibc's mmap threshold, come
-// from the heap, whose freed pages stay resident, so staging would cost a second copy of the
-// pruned product in peak memory.
-class Chunk {
- public:
-  static constexpr std::size_t kEntries = std::size_t{1} << 18;
-  static constexpr std::size_t kBytes = kEntries * (sizeof(int) + sizeof(double));
-  Chunk() {
-    void* p = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    mem_ = static_cast<char*>(p);
-  }
-  Chunk(Chunk&& o) noexcept : mem_(o.mem_), size_(o.size_) { o.mem_ = nullptr; }
-  Chunk(const Chunk&) = delete;
-  Chunk& operator=(const Chunk&) = delete;
-  Chunk& operator=(Chunk&&) = delete;
-  ~Chunk() { release(); }
-  void release() {
-    if (mem_) munmap(mem_, kBytes);
-    mem_ = nullptr;
-    size_ = 0;
-  }
-  double* val() const { return reinterpret_cast<double*>(mem_); }
-  int* col() const { return reinterpret_cast<int*>(mem_ + kEntries * sizeof(double)); }
-  std::size_t size() const { return size_; }
-  std::size_t room() const { return kEntries - size_; }
-  void append(const int* c, const double* v, std::size_t len) {
-    std::memcpy(col() + size_, c, len * sizeof(int));
-    std::memcpy(val() + size_, v, len * sizeof(double));
-    size_ += len;
-  }
-
- private:
-  char* mem_ = nullptr;
-  std::size_t size_ = 0;
-};
 // Dense accumulator for rows that fill a fair part of the column range: no branch and no list of
 // touched columns per multiply-add (a bit is OR-ed in, the value added), and the row is read out in
 // column order by sweeping the bit words between the lowest and the highest column touched. MCL's
@@ -265,7 +224,7 @@ void accumulateRow(const M& A, const M& B, std::int64_t r, ScanAccumulator& acc,
 
 template <class M>
 M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t row_end, const RowPruner& prune,
-                 PrunedSpGEMMCounts* counts) {
+                 PrunedSpGEMMCounts* counts, std::int64_t kept_per_row_hint) {
   if (A.ncols != B.nrows) throw std::invalid_argument("pruned SpGEMM: A.ncols != B.nrows");
   if (row_begin < 0 || row_end < row_begin || row_end > A.nrows)
     throw std::invalid_argument("pruned SpGEMM: row range outside A");
@@ -281,26 +240,28 @@ M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t ro
   const bool bSorted = rowsSorted(B);
   std::vector<int> cols;
   std::vector<double> vals;
-  // Kept rows are staged in chunks and copied once into arrays of the exact size, each chunk
-  // unmapped as soon as it is copied: a growing vector would at its last doubling hold the old and
-  // the new array together (2x the pruned product), and the pruned product is what MCL's memory
-  // is made of.
-  std::vector<Chunk> chunks;
-  auto stage = [&chunks](const int* c, const double* v, std::size_t len) {
-    while (len > 0) {
-      if (chunks.empty() || chunks.back().room() == 0) chunks.emplace_back();
-      const std::size_t take = std::min(len, chunks.back().room());
-      chunks.back().append(c, v, take);
-      c += take;
-      v += take;
-      len -= take;
-    }
-  };
-  std::int64_t kept = 0;
-  std::uint64_t flops = 0, expanded = 0;
+  // C's arrays reserve, before the first row, room for every row's most entries: its multiply-adds,
+  // B's columns and the caller's hint, whichever is least. A reservation this large comes straight
+  // from mmap and only the pages written become resident, so C costs its kept entries and nothing
+  // else: no staging copy, and no growing vector that at its last doubling holds the old and the
+  // new array together (2x the pruned product, which is what MCL's memory is made of). A row over
+  // the hint only makes the vector grow.
+  std::vector<std::int64_t> rowFlopsOf(static_cast<std::size_t>(row_end - row_begin));
+  std::int64_t room = 0;
   for (std::int64_t r = row_begin; r < row_end; ++r) {
     std::int64_t rowFlops = 0;
     for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) rowFlops += B.rowptr[A.col[p] + 1] - B.rowptr[A.col[p]];
+    rowFlopsOf[static_cast<std::size_t>(r - row_begin)] = rowFlops;
+    std::int64_t most = std::min(rowFlops, B.ncols);
+    if (kept_per_row_hint > 0) most = std::min(most, kept_per_row_hint);
+    room += most;
+  }
+  C.col.reserve(static_cast<std::size_t>(room));
+  C.val.reserve(static_cast<std::size_t>(room));
+  std::int64_t kept = 0;
+  std::uint64_t flops = 0, expanded = 0;
+  for (std::int64_t r = row_begin; r < row_end; ++r) {
+    const std::int64_t rowFlops = rowFlopsOf[static_cast<std::size_t>(r - row_begin)];
     flops += static_cast<std::uint64_t>(rowFlops);
     if (rowFlops >= fullFrom)
       accumulateRow(A, B, r, full, bSorted, cols, vals);
@@ -311,17 +272,10 @@ M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t ro
     expanded += cols.size();
     prune(r, cols, vals);
     if (cols.size() != vals.size()) throw std::logic_error("pruned SpGEMM: pruner left cols and vals unequal");
-    stage(cols.data(), vals.data(), cols.size());
+    C.col.insert(C.col.end(), cols.begin(), cols.end());
+    for (double v : vals) C.val.push_back(static_cast<typename decltype(C.val)::value_type>(v));
     kept += static_cast<std::int64_t>(cols.size());
     C.rowptr[r - row_begin + 1] = kept;
-  }
-  C.col.reserve(static_cast<std::size_t>(kept));
-  C.val.reserve(static_cast<std::size_t>(kept));
-  for (Chunk& k : chunks) {
-    C.col.insert(C.col.end(), k.col(), k.col() + k.size());
-    for (const double* v = k.val(); v != k.val() + k.size(); ++v)
-      C.val.push_back(static_cast<typename decltype(C.val)::value_type>(*v));
-    k.release();  // unmapped now, not when the vector of chunks goes
   }
   if (counts) {
     counts->flops += flops;
@@ -331,8 +285,8 @@ M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t ro
 }
 
 template Csr prunedMultiply<Csr>(const Csr&, const Csr&, std::int64_t, std::int64_t, const RowPruner&,
-                                 PrunedSpGEMMCounts*);
+                                 PrunedSpGEMMCounts*, std::int64_t);
 template CsrFloat prunedMultiply<CsrFloat>(const CsrFloat&, const CsrFloat&, std::int64_t, std::int64_t,
-                                           const RowPruner&, PrunedSpGEMMCounts*);
+                                           const RowPruner&, PrunedSpGEMMCounts*, std::int64_t);
 
 }  // namespace Trident

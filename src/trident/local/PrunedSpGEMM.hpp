@@ -38,17 +38,20 @@ struct CsrFloat {
 
 // Rows [row_begin, row_end) of prune(A * B) as a block of (row_end - row_begin) rows. Products are
 // summed in double whatever the stored type; M is Csr or CsrFloat.
+// kept_per_row_hint (0: none): about the most entries the pruner keeps in a row (MCL: its selection
+// and recovery numbers). C reserves address space for that many per row and only what is written
+// becomes resident memory; a row that keeps more is still right, only C's arrays then grow.
 template <class M>
 M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t row_end, const RowPruner& prune,
-                 PrunedSpGEMMCounts* counts = nullptr);
+                 PrunedSpGEMMCounts* counts = nullptr, std::int64_t kept_per_row_hint = 0);
 template <class M>
 M prunedMultiply(const M& A, const M& B, const RowPruner& prune, PrunedSpGEMMCounts* counts = nullptr) {
   return prunedMultiply(A, B, 0, A.nrows, prune, counts);
 }
 
 extern template Csr prunedMultiply<Csr>(const Csr&, const Csr&, std::int64_t, std::int64_t, const RowPruner&,
-                                        PrunedSpGEMMCounts*);
+                                        PrunedSpGEMMCounts*, std::int64_t);
 extern template CsrFloat prunedMultiply<CsrFloat>(const CsrFloat&, const CsrFloat&, std::int64_t, std::int64_t,
-                                                  const RowPruner&, PrunedSpGEMMCounts*);
+                                                  const RowPruner&, PrunedSpGEMMCounts*, std::int64_t);
 
 }  // namespace Trident
