@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
+#include <type_traits>
 
 #include "trident/core/HugePages.hpp"
 #include "trident/local/LocalSpGEMM.hpp"
+#include "trident/local/RangeAccumulator.hpp"
 #include "trident/local/SortedRowAccumulator.hpp"
 
 namespace Trident {
@@ -52,7 +54,10 @@ struct CompressedColumns {
 namespace {
 // Where accumulateRows writes the rows' entries: vectors of its own, which finish() puts into the
 // block, or a caller's sink, which keeps them (the block comes back with row offsets only).
-// adopt() takes a block that was formed whole by another path (sumBlocks) the same way.
+// adopt() takes a block that was formed whole by another path (sumBlocks) the same way. room(at, n)
+// makes room for a row's n entries at `at`, put() writes the next one: the vectors grow by
+// push_back into reserved capacity, not by resize, which would zero every entry before it is
+// written (memset was 5% of a rank's time on facebook's square at P = 4).
 struct VectorOutput {
   std::vector<int> col;
   std::vector<double> val;
@@ -62,15 +67,15 @@ struct VectorOutput {
     adviseHugePages(col.data(), col.capacity() * sizeof(int));
     adviseHugePages(val.data(), val.capacity() * sizeof(double));
   }
-  // Room for entries [at, at + n); returns where they go.
-  std::pair<int*, double*> append(std::size_t at, std::size_t n) {
+  void room(std::size_t at, std::size_t n) {
     if (at + n > col.capacity()) {
       col.reserve(std::max(2 * col.capacity(), at + n));
       val.reserve(col.capacity());
     }
-    col.resize(at + n);
-    val.resize(at + n);
-    return {col.data() + at, val.data() + at};
+  }
+  void put(int c, double v) {
+    col.push_back(c);
+    val.push_back(v);
   }
   Csr finish(Csr&& rows) {
     rows.col = std::move(col);
@@ -81,10 +86,17 @@ struct VectorOutput {
 };
 struct SinkOutput {
   BlockSink& sink;
+  int* cp = nullptr;
+  double* vp = nullptr;
   void reserve(std::size_t n) { sink.reserve(n, 0); }
-  std::pair<int*, double*> append(std::size_t at, std::size_t n) {
+  void room(std::size_t at, std::size_t n) {
     if (at + n > sink.capacity()) sink.reserve(std::max(2 * sink.capacity(), at + n), at);
-    return {sink.col() + at, sink.val() + at};
+    cp = sink.col() + at;
+    vp = sink.val() + at;
+  }
+  void put(int c, double v) {
+    *cp++ = c;
+    *vp++ = v;
   }
   Csr finish(Csr&& rows) {
     sink.filled = true;
@@ -93,53 +105,103 @@ struct SinkOutput {
   Csr adopt(Csr&& whole) { return LocalSpGEMM::moveIntoSink(std::move(whole), sink); }
 };
 
-// The row loop of both products: for each row of A, addFirst(r) may put entries into the
+bool rowsSorted(const Csr& B, const int* bcol) {
+  for (std::int64_t r = 0; r < B.nrows; ++r)
+    for (std::int64_t q = B.rowptr[r] + 1; q < B.rowptr[r + 1]; ++q)
+      if (bcol[q - 1] > bcol[q]) return false;
+  return true;
+}
+
+// Both accumulators of a row loop: each row goes to the one that suits its density
+// (RangeAccumulator::pays). Their sums are bit-identical, so the choice never shows in C.
+struct RowAccumulators {
+  SortedRowAccumulator sparse;
+  RangeAccumulator dense;
+  explicit RowAccumulators(std::int64_t width) : sparse(width), dense(width) {}
+};
+
+// A's row r times B into acc, after addFirst(r) has put its entries in; returns the work done.
+// With sorted rows of B the dense accumulator's column range is taken once per row of B.
+template <class Acc, class AddFirst>
+std::int64_t addRow(const Csr& A, const Csr& B, const int* bcol, bool bSorted, std::int64_t r, Acc& acc,
+                    AddFirst&& addFirst) {
+  std::int64_t work = addFirst(r, acc);
+  for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
+    const double a = A.val[p];
+    const int k = A.col[p];
+    const std::int64_t qb = B.rowptr[k], qe = B.rowptr[k + 1];
+    work += qe - qb;
+    if constexpr (std::is_same<Acc, RangeAccumulator>::value) {
+      if (bSorted) {
+        if (qb != qe) acc.span(bcol[qb], bcol[qe - 1]);
+        for (std::int64_t q = qb; q < qe; ++q) acc.addInRange(bcol[q], a * B.val[q]);
+        continue;
+      }
+    }
+    for (std::int64_t q = qb; q < qe; ++q) acc.add(bcol[q], a * B.val[q]);
+  }
+  return work;
+}
+
+// The row loop of both products: for each row of A, addFirst(r, acc) may put entries into the
 // accumulator, then A's row times B is added, and the row is written in column order with
-// value(c, v) as its values. bcol: B's column indices in the accumulator's numbering.
+// value(c, v) as its values. bcol: B's column indices in the accumulator's numbering. rowWork(r):
+// the row's multiply-adds plus what addFirst adds, which picks its accumulator.
 //
 // The multiply-adds (+ what addFirst adds) bound nnz(C) from above, so reserving that much means
 // the arrays are never reallocated (growing by doubling copied and page-faulted each entry about
 // three times: half the local phase on as-caida at P = 1). Capacity that is never written costs
 // address space only, not memory. Past kReserveLimit entries it falls back to doubling; an exact
 // symbolic pass would read A and B twice, which costs more on the sparse products this targets.
-template <class Output, class AddFirst, class Value>
-Csr accumulateRows(const Csr& A, const Csr& B, const int* bcol, SortedRowAccumulator& spa, std::uint64_t bound,
-                   Output&& out, AddFirst&& addFirst, Value&& value) {
+template <class Output, class AddFirst, class RowWork, class Value>
+Csr accumulateRows(const Csr& A, const Csr& B, const int* bcol, std::int64_t width, std::uint64_t bound, Output&& out,
+                   AddFirst&& addFirst, RowWork&& rowWork, Value&& value) {
   constexpr std::uint64_t kReserveLimit = std::uint64_t{1} << 28;
   Csr C(A.nrows, B.ncols);
+  RowAccumulators accs(width);
+  const bool bSorted = rowsSorted(B, bcol);
   out.reserve(static_cast<std::size_t>(std::min(bound, kReserveLimit)));
   ProgressTicker ticker;
   std::size_t at = 0;
+  auto emit = [&out, &value](int c, double v) { out.put(c, value(c, v)); };
   for (std::int64_t r = 0; r < A.nrows; ++r) {
-    std::int64_t work = addFirst(r);
-    for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
-      const double a = A.val[p];
-      const int k = A.col[p];
-      work += B.rowptr[k + 1] - B.rowptr[k];
-      for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) spa.add(bcol[q], a * B.val[q]);
+    std::size_t n = 0;
+    if (RangeAccumulator::pays(rowWork(r), width)) {
+      ticker.tick(addRow(A, B, bcol, bSorted, r, accs.dense, addFirst));
+      n = accs.dense.size();
+      out.room(at, n);
+      accs.dense.flush(emit);
+    } else {
+      ticker.tick(addRow(A, B, bcol, bSorted, r, accs.sparse, addFirst));
+      n = accs.sparse.size();
+      out.room(at, n);
+      accs.sparse.flush(emit);
     }
-    ticker.tick(work);
-    const std::size_t n = spa.size();
-    auto [cp, vp] = out.append(at, n);
-    spa.flush([&cp, &vp, &value](int c, double v) {
-      *cp++ = c;
-      *vp++ = value(c, v);
-    });
     at += n;
     C.rowptr[r + 1] = static_cast<std::int64_t>(at);
   }
   return out.finish(std::move(C));
 }
+
+// A's row r's multiply-adds with B.
+struct RowFlops {
+  const Csr& A;
+  const Csr& B;
+  std::int64_t operator()(std::int64_t r) const {
+    std::int64_t w = 0;
+    for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) w += B.rowptr[A.col[p] + 1] - B.rowptr[A.col[p]];
+    return w;
+  }
+};
 }  // namespace
 
 Csr gustavsonMultiply(const Csr& A, const Csr& B) {
   if (A.ncols != B.nrows) throw std::invalid_argument("gustavson SpGEMM: A.ncols != B.nrows");
   if (A.nnz() == 0 || B.nnz() == 0) return Csr(A.nrows, B.ncols);
   const CompressedColumns cc(B);
-  SortedRowAccumulator spa(cc.width(B));
   Csr C = accumulateRows(
-      A, B, cc.columns(B), spa, multiplyFlops(A, B), VectorOutput{}, [](std::int64_t) { return std::int64_t{0}; },
-      [](int, double v) { return v; });
+      A, B, cc.columns(B), cc.width(B), multiplyFlops(A, B), VectorOutput{},
+      [](std::int64_t, auto&) { return std::int64_t{0}; }, RowFlops{A, B}, [](int, double v) { return v; });
   if (cc.on)
     for (int& c : C.col) c = cc.used[c];
   return C;
@@ -168,25 +230,30 @@ Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Outp
   // The product's terms and the addends are summed apart and added at the end, in the order the
   // plan's numeric re-execution sums rounds (earlier rounds first, then this round's sum), so a
   // re-executed plan gives bit-identical values.
-  SortedRowAccumulator spa(B.ncols);
   std::vector<double> earlier(static_cast<std::size_t>(B.ncols), 0.0);
-  auto addEarlier = [&](std::int64_t r) {
+  auto addEarlier = [&](std::int64_t r, auto& acc) {
     std::int64_t work = 0;
     for (const Csr* p : live) {
       work += p->rowptr[r + 1] - p->rowptr[r];
       for (std::int64_t q = p->rowptr[r]; q < p->rowptr[r + 1]; ++q) {
         earlier[p->col[q]] += p->val[q];
-        spa.add(p->col[q], 0.0);
+        acc.add(p->col[q], 0.0);
       }
     }
     return work;
+  };
+  const RowFlops flops{A, B};
+  auto rowWork = [&](std::int64_t r) {
+    std::int64_t w = flops(r);
+    for (const Csr* p : live) w += p->rowptr[r + 1] - p->rowptr[r];
+    return w;
   };
   auto withEarlier = [&earlier](int c, double v) {
     const double sum = earlier[c] + v;
     earlier[c] = 0.0;
     return sum;
   };
-  return accumulateRows(A, B, B.col.data(), spa, bound, out, addEarlier, withEarlier);
+  return accumulateRows(A, B, B.col.data(), B.ncols, bound, out, addEarlier, rowWork, withEarlier);
 }
 }  // namespace
 

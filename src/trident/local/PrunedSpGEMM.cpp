@@ -4,64 +4,12 @@
 #include <limits>
 #include <stdexcept>
 
+#include "trident/local/RangeAccumulator.hpp"
 #include "trident/local/SortedRowAccumulator.hpp"
 
 namespace Trident {
 
 namespace {
-// Dense accumulator for rows that fill a fair part of the column range: no branch and no list of
-// touched columns per multiply-add (a bit is OR-ed in, the value added), and the row is read out in
-// column order by sweeping the bit words between the lowest and the highest column touched. MCL's
-// expensive iterations are made of such rows (thousands of entries out of some ten thousand
-// columns); rows with few multiply-adds for their width go to SortedRowAccumulator instead.
-class RangeAccumulator {
- public:
-  explicit RangeAccumulator(std::int64_t ncols)
-      : acc_(static_cast<std::size_t>(ncols), 0.0), bits_(static_cast<std::size_t>((ncols + 63) / 64), 0) {}
-  void add(int c, double v) {
-    addInRange(c, v);
-    span(c, c);
-  }
-  // add() for callers that report the column range with span() themselves (once per sorted row
-  // of B instead of twice per multiply-add).
-  void addInRange(int c, double v) {
-    acc_[static_cast<std::size_t>(c)] += v;
-    bits_[static_cast<std::size_t>(c) >> 6] |= std::uint64_t{1} << (c & 63);
-  }
-  void span(int lo, int hi) {
-    lo_ = std::min(lo_, lo);
-    hi_ = std::max(hi_, hi);
-  }
-  std::size_t size() const {
-    std::size_t n = 0;
-    for (int w = lo_ >> 6; w <= (hi_ >> 6) && hi_ >= 0; ++w)
-      n += static_cast<std::size_t>(__builtin_popcountll(bits_[static_cast<std::size_t>(w)]));
-    return n;
-  }
-  // Calls emit(col, value) for every touched column in ascending order, then resets.
-  template <class Emit>
-  void flush(Emit&& emit) {
-    if (hi_ < 0) return;
-    for (int w = lo_ >> 6; w <= (hi_ >> 6); ++w) {
-      std::uint64_t bw = bits_[static_cast<std::size_t>(w)];
-      bits_[static_cast<std::size_t>(w)] = 0;
-      while (bw) {
-        const int c = w * 64 + __builtin_ctzll(bw);
-        bw &= bw - 1;
-        emit(c, acc_[static_cast<std::size_t>(c)]);
-        acc_[static_cast<std::size_t>(c)] = 0.0;
-      }
-    }
-    lo_ = std::numeric_limits<int>::max();
-    hi_ = -1;
-  }
-
- private:
-  std::vector<double> acc_;
-  std::vector<std::uint64_t> bits_;
-  int lo_ = std::numeric_limits<int>::max(), hi_ = -1;
-};
-
 // For rows that cover most of their column range (MCL's heavy iterations: tens of thousands of
 // multiply-adds into some thousands of columns): the value array alone, read out by a sweep over
 // the range for nonzero values. Nothing but the add per multiply-add, as mcl's own dense
@@ -233,10 +181,9 @@ M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t ro
   // nodes, which the pruned rows' memory already scales with.
   SortedRowAccumulator spa(B.ncols);
   RangeAccumulator dense(B.ncols);
-  // Sweeping the bit words costs up to ncols/64 per row; worth it once a row's multiply-adds are
-  // a fair fraction of that.
+  // Rows with 8x as many multiply-adds as columns fill nearly all of them: the values alone.
   ScanAccumulator full(B.ncols);
-  const std::int64_t denseFrom = B.ncols / 256, fullFrom = 8 * B.ncols;
+  const std::int64_t fullFrom = 8 * B.ncols;
   const bool bSorted = rowsSorted(B);
   std::vector<int> cols;
   std::vector<double> vals;
@@ -265,7 +212,7 @@ M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t ro
     flops += static_cast<std::uint64_t>(rowFlops);
     if (rowFlops >= fullFrom)
       accumulateRow(A, B, r, full, bSorted, cols, vals);
-    else if (rowFlops >= denseFrom)
+    else if (RangeAccumulator::pays(rowFlops, B.ncols))
       accumulateRow(A, B, r, dense, bSorted, cols, vals);
     else
       accumulateRow(A, B, r, spa, bSorted, cols, vals);
