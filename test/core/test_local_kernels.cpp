@@ -2,11 +2,15 @@
 // on random blocks (empty rows, empty operands, cancellation to exact zeros).
 #include <Tpetra_Core.hpp>
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <random>
 
 #include "common/TestUtils.hpp"
 #include <trident/device/MemorySpace.hpp>
 #include <trident/local/LocalSpGEMM.hpp>
+#include <trident/local/RangeAccumulator.hpp>
+#include <trident/local/SortedRowAccumulator.hpp>
 
 using namespace TridentTest;
 using Trident::Csr;
@@ -183,6 +187,29 @@ int main(int argc, char** argv) {
     Csr s = Trident::stackRows({&a, &b, &c});
     bool ok = s.nrows == 12 && s.nnz() == a.nnz() + c.nnz() && s.rowptr[7] == a.nnz();
     tally.check(ok, "stackRows");
+  }
+  // The Gustavson kernel sends each row to one of two accumulators by its density; their sums must
+  // be the same bits, signed zeros included (a stored zero of B times a negative entry of A).
+  {
+    Trident::SortedRowAccumulator sparse(200);
+    Trident::RangeAccumulator dense(200);
+    const std::pair<int, double> adds[] = {{5, -0.0}, {7, 1.5}, {5, 0.0}, {9, -0.0}, {7, -1.5}, {150, 2.25}, {9, -0.0}, {0, 0.1}};
+    for (const auto& [c, v] : adds) {
+      sparse.add(c, v);
+      dense.add(c, v);
+    }
+    std::vector<std::pair<int, double>> a, b;
+    sparse.flush([&a](int c, double v) { a.emplace_back(c, v); });
+    dense.flush([&b](int c, double v) { b.emplace_back(c, v); });
+    bool ok = a.size() == 5 && a.size() == b.size();
+    for (std::size_t t = 0; ok && t < a.size(); ++t)
+      ok = a[t].first == b[t].first && std::memcmp(&a[t].second, &b[t].second, sizeof(double)) == 0;
+    ok = ok && a[3].first == 9 && std::signbit(b[3].second);
+    tally.check(ok, "range and sorted accumulators: same columns, same bits (-0.0 kept)");
+    dense.add(9, 1.0);  // flushed: starts again from the additive identity
+    b.clear();
+    dense.flush([&b](int c, double v) { b.emplace_back(c, v); });
+    tally.check(b.size() == 1 && b[0].first == 9 && b[0].second == 1.0, "range accumulator resets on flush");
   }
   bool threw = false;
   try { Trident::makeLocalSpGEMM("nope"); } catch (const std::invalid_argument&) { threw = true; }
