@@ -112,25 +112,15 @@ bool rowsSorted(const Csr& B, const int* bcol) {
   return true;
 }
 
-// Both accumulators of a row loop: each row goes to the one that suits its density
-// (RangeAccumulator::pays). Their sums are bit-identical, so the choice never shows in C.
-struct RowAccumulators {
-  SortedRowAccumulator sparse;
-  RangeAccumulator dense;
-  explicit RowAccumulators(std::int64_t width) : sparse(width), dense(width) {}
-};
-
-// A's row r times B into acc, after addFirst(r) has put its entries in; returns the work done.
-// With sorted rows of B the dense accumulator's column range is taken once per row of B.
+// A's row r times B into acc, after addFirst(r, acc) has put its entries in. With sorted rows of B
+// the dense accumulator's column range is taken once per row of B.
 template <class Acc, class AddFirst>
-std::int64_t addRow(const Csr& A, const Csr& B, const int* bcol, bool bSorted, std::int64_t r, Acc& acc,
-                    AddFirst&& addFirst) {
-  std::int64_t work = addFirst(r, acc);
+void addRow(const Csr& A, const Csr& B, const int* bcol, bool bSorted, std::int64_t r, Acc& acc, AddFirst&& addFirst) {
+  addFirst(r, acc);
   for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
     const double a = A.val[p];
     const int k = A.col[p];
     const std::int64_t qb = B.rowptr[k], qe = B.rowptr[k + 1];
-    work += qe - qb;
     if constexpr (std::is_same<Acc, RangeAccumulator>::value) {
       if (bSorted) {
         if (qb != qe) acc.span(bcol[qb], bcol[qe - 1]);
@@ -140,13 +130,13 @@ std::int64_t addRow(const Csr& A, const Csr& B, const int* bcol, bool bSorted, s
     }
     for (std::int64_t q = qb; q < qe; ++q) acc.add(bcol[q], a * B.val[q]);
   }
-  return work;
 }
 
 // The row loop of both products: for each row of A, addFirst(r, acc) may put entries into the
 // accumulator, then A's row times B is added, and the row is written in column order with
 // value(c, v) as its values. bcol: B's column indices in the accumulator's numbering. rowWork(r):
-// the row's multiply-adds plus what addFirst adds, which picks its accumulator.
+// the row's multiply-adds plus what addFirst adds, computed once: it picks the row's accumulator
+// and is what the progress ticker counts.
 //
 // The multiply-adds (+ what addFirst adds) bound nnz(C) from above, so reserving that much means
 // the arrays are never reallocated (growing by doubling copied and page-faulted each entry about
@@ -158,25 +148,26 @@ Csr accumulateRows(const Csr& A, const Csr& B, const int* bcol, std::int64_t wid
                    AddFirst&& addFirst, RowWork&& rowWork, Value&& value) {
   constexpr std::uint64_t kReserveLimit = std::uint64_t{1} << 28;
   Csr C(A.nrows, B.ncols);
-  RowAccumulators accs(width);
+  // Each row goes to the accumulator that suits its density; their sums are bit-identical, so
+  // the choice never shows in C.
+  SortedRowAccumulator sparse(width);
+  RangeAccumulator dense(width);
   const bool bSorted = rowsSorted(B, bcol);
   out.reserve(static_cast<std::size_t>(std::min(bound, kReserveLimit)));
   ProgressTicker ticker;
   std::size_t at = 0;
   auto emit = [&out, &value](int c, double v) { out.put(c, value(c, v)); };
+  auto accumulate = [&](std::int64_t r, auto& acc) {
+    addRow(A, B, bcol, bSorted, r, acc, addFirst);
+    const std::size_t n = acc.size();
+    out.room(at, n);
+    acc.flush(emit);
+    return n;
+  };
   for (std::int64_t r = 0; r < A.nrows; ++r) {
-    std::size_t n = 0;
-    if (RangeAccumulator::pays(rowWork(r), width)) {
-      ticker.tick(addRow(A, B, bcol, bSorted, r, accs.dense, addFirst));
-      n = accs.dense.size();
-      out.room(at, n);
-      accs.dense.flush(emit);
-    } else {
-      ticker.tick(addRow(A, B, bcol, bSorted, r, accs.sparse, addFirst));
-      n = accs.sparse.size();
-      out.room(at, n);
-      accs.sparse.flush(emit);
-    }
+    const std::int64_t work = rowWork(r);
+    const std::size_t n = RangeAccumulator::pays(work, width) ? accumulate(r, dense) : accumulate(r, sparse);
+    ticker.tick(work);
     at += n;
     C.rowptr[r + 1] = static_cast<std::int64_t>(at);
   }
@@ -201,7 +192,7 @@ Csr gustavsonMultiply(const Csr& A, const Csr& B) {
   const CompressedColumns cc(B);
   Csr C = accumulateRows(
       A, B, cc.columns(B), cc.width(B), multiplyFlops(A, B), VectorOutput{},
-      [](std::int64_t, auto&) { return std::int64_t{0}; }, RowFlops{A, B}, [](int, double v) { return v; });
+      [](std::int64_t, auto&) {}, RowFlops{A, B}, [](int, double v) { return v; });
   if (cc.on)
     for (int& c : C.col) c = cc.used[c];
   return C;
@@ -232,15 +223,11 @@ Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Outp
   // re-executed plan gives bit-identical values.
   std::vector<double> earlier(static_cast<std::size_t>(B.ncols), 0.0);
   auto addEarlier = [&](std::int64_t r, auto& acc) {
-    std::int64_t work = 0;
-    for (const Csr* p : live) {
-      work += p->rowptr[r + 1] - p->rowptr[r];
+    for (const Csr* p : live)
       for (std::int64_t q = p->rowptr[r]; q < p->rowptr[r + 1]; ++q) {
         earlier[p->col[q]] += p->val[q];
         acc.add(p->col[q], 0.0);
       }
-    }
-    return work;
   };
   const RowFlops flops{A, B};
   auto rowWork = [&](std::int64_t r) {
