@@ -61,15 +61,24 @@ long long fingerprintOf(const planner::MachineModel& m) {
   return static_cast<long long>(h >> 1);
 }
 
-// The model's Tpetra time grows with its multiply-adds, C's entries (bounded by the local unions,
-// AutoInputs::agree), its entries, import bytes, rows and messages; Trident's and SUMMA's are at least their fixed cost plus
-// their balanced share of the multiply-adds and entries. When Tpetra's time from above is no more
-// than the others' from below, counting could only confirm Tpetra (ties go to Tpetra there too):
-// choose it without the import, the sketches and the allreduce. The reason says it was bounded
-// (or not worth counting, below); otherwise `unsettled` says by how much it was not.
-bool settledForTpetra(const AutoInputs::Bound& b, int P, const planner::MachineModel& model, MultiplyStats& stats,
-                      std::string& unsettled) {
+// The model's Tpetra time grows with its multiply-adds, C's entries (bounded by AutoInputs::agree,
+// or by the local unions), its entries, import bytes, rows and messages; Trident's and SUMMA's are
+// at least their fixed cost plus their balanced share of the multiply-adds and entries.
+struct TpetraMargin {
   planner::Estimate tp;
+  double tpetra_at_most = 0, others_at_least = 0;
+  double count_cost = 0;  // what counting would cost
+  std::string others;     // the others' lower bounds, for the reason
+  // When Tpetra's time from above is no more than the others' from below, counting could only
+  // confirm Tpetra (ties go to Tpetra there too); counting can save at most the difference, so
+  // where that is less than what counting costs, Tpetra without counting loses less.
+  bool bounded() const { return tpetra_at_most <= others_at_least; }
+  bool settles() const { return bounded() || tpetra_at_most - others_at_least <= count_cost; }
+};
+
+TpetraMargin marginOf(const AutoInputs::Bound& b, int P, const planner::MachineModel& model) {
+  TpetraMargin m;
+  planner::Estimate& tp = m.tp;
   tp.algo = "tpetra";
   tp.flops_max = b.flops_max;
   tp.c_max = std::min(b.flops_max, b.c_max);
@@ -80,8 +89,7 @@ bool settledForTpetra(const AutoInputs::Bound& b, int P, const planner::MachineM
   tp.import_rows_max = b.import_rows_max;
   planner::MachineModel upper = model;
   upper.gi_latency = std::max(model.gi_latency, model.li_latency);
-  const double tpetraAtMost = planner::estimateTime(tp, P, upper);
-  double othersAtLeast = 0;
+  m.tpetra_at_most = planner::estimateTime(tp, P, upper);
   std::ostringstream why;
   why.precision(3);
   for (const char* algo : {"summa", "trident"}) {
@@ -90,40 +98,56 @@ bool settledForTpetra(const AutoInputs::Bound& b, int P, const planner::MachineM
     e.flops_max = b.flops_min;
     e.entries_max = b.entries_min;
     const double t = planner::estimateTime(e, P, model);
-    othersAtLeast = othersAtLeast == 0 ? t : std::min(othersAtLeast, t);
+    m.others_at_least = m.others_at_least == 0 ? t : std::min(m.others_at_least, t);
     why << " " << algo << " >= " << t << " s;";
   }
-  // Counting can save at most tpetraAtMost - othersAtLeast; where that is less than what counting
-  // costs (an import of B's lengths and sketches, an allreduce: the model's auto_count_* terms,
-  // on the busiest rank's entries), Tpetra without counting loses less than counting would.
-  const double countCost = model.auto_count_overhead + model.auto_count_entry_cost * b.entries_max;
-  const bool bounded = tpetraAtMost <= othersAtLeast;
-  if (!bounded && tpetraAtMost - othersAtLeast > countCost) {
+  m.others = why.str();
+  // Counting costs an import of B's lengths and sketches and an allreduce: the model's
+  // auto_count_* terms, on the busiest rank's entries.
+  m.count_cost = model.auto_count_overhead + model.auto_count_entry_cost * b.entries_max;
+  return m;
+}
+
+// Chooses Tpetra without counting where the bound settles it (the reason says why); otherwise
+// `unsettled` says by how much it did not.
+bool settledForTpetra(const AutoInputs::Bound& b, int P, const planner::MachineModel& model, MultiplyStats& stats,
+                      std::string& unsettled) {
+  const TpetraMargin m = marginOf(b, P, model);
+  const planner::Estimate& tp = m.tp;
+  if (!m.settles()) {
     std::ostringstream u;
     u.precision(3);
-    u << " (not bounded: tpetra <= " << tpetraAtMost << " s = kernel " << tp.t_kernel << " (" << tp.flops_max
+    u << " (not bounded: tpetra <= " << m.tpetra_at_most << " s = kernel " << tp.t_kernel << " (" << tp.flops_max
       << " madds, " << tp.c_max << " C) + links " << tp.t_links << " + import " << tp.t_import << " ("
       << tp.gi_bytes_max + tp.li_bytes_max << " B, " << tp.import_rows_max << " rows) + fixed " << tp.t_fixed << ";"
-      << why.str() << ")";
+      << m.others << ")";
     unsettled = u.str();
     return false;
   }
   stats.auto_chosen = true;
-  stats.predicted_time = tpetraAtMost;
+  stats.predicted_time = m.tpetra_at_most;
   stats.predicted_gi_bytes_recv = stats.predicted_li_bytes_recv = 0;  // not counted
-  if (bounded) {
-    stats.auto_reason = "chose tpetra; bounded without counting: tpetra <= " + std::to_string(tpetraAtMost) + " s (" +
-                        std::to_string(b.flops_max) + " madds, " + std::to_string(b.import_bytes_max) +
-                        " B imported at most);" + why.str();
+  if (m.bounded()) {
+    stats.auto_reason = "chose tpetra; bounded without counting: tpetra <= " + std::to_string(m.tpetra_at_most) +
+                        " s (" + std::to_string(b.flops_max) + " madds, " + std::to_string(b.import_bytes_max) +
+                        " B imported at most);" + m.others;
   } else {
     std::ostringstream r;
     r.precision(3);
-    r << "chose tpetra; not worth counting: tpetra <= " << tpetraAtMost << " s, at most "
-      << tpetraAtMost - othersAtLeast << " s above the others' lower bound, counting ~" << countCost << " s;"
-      << why.str();
+    r << "chose tpetra; not worth counting: tpetra <= " << m.tpetra_at_most << " s, at most "
+      << m.tpetra_at_most - m.others_at_least << " s above the others' lower bound, counting ~" << m.count_cost
+      << " s;" << m.others;
     stats.auto_reason = r.str();
   }
   return true;
+}
+
+// C's bound from above, from each rank's c_entries_known, c_remote_entries, c_entries_capped
+// (their maxima over the ranks: a bound on the max of the sums): the known part plus at most
+// B's longest row for each remaining entry at a remote column, and at most the capped bound.
+double cBoundOf(const long long maxima[3], double maxRowB) {
+  return std::min(static_cast<double>(maxima[0]) + static_cast<double>(maxima[1]) * maxRowB,
+                  static_cast<double>(maxima[2]));
 }
 
 std::string reasonOf(const std::vector<planner::Estimate>& est, int best) {
@@ -151,7 +175,7 @@ AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const c
   // Asked only of fill-complete operands (a failure elsewhere is reported instead of this).
   const bool askRows = transposeA && !transposeB && A.isFillComplete() && B.isFillComplete();
   in.rows_slot = check.contribute(askRows && tpetra::locallySame(*A.getRowMap(), *B.getRowMap()) ? 1 : 0);
-  tpetra::LocalBoundInputs b;
+  tpetra::LocalBoundInputs& b = in.local_bound;
   if (!transposeA && !transposeB) {
     Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: bound inputs"));
     b = tpetra::localBoundInputs(A, B);
@@ -185,11 +209,11 @@ void AutoInputs::agree(const CollectiveCheck& check) {
   // rank, and at most the longest row of B for each of its remote columns.
   bound.import_bytes_max = std::min(static_cast<double>(check.max(b0 + 8)) * static_cast<double>(check.max(b0 + 9)),
                                     static_cast<double>(check.max(b0 + 3)) * (8.0 + 20.0 * maxRowB));
-  // C's rows: the union of the local rows of B they meet, plus at most the longest row of B for
-  // each entry at a remote column not already bounded by B's global maximum (each term's max over
-  // ranks: a bound on the max of their sum).
-  bound.c_max = std::min(static_cast<double>(check.max(b0 + 10)) + static_cast<double>(check.max(b0 + 11)) * maxRowB,
-                         static_cast<double>(check.max(b0 + 12)));
+  // C's rows: their multiply-adds at owned columns, plus at most the longest row of B for each
+  // entry at a remote column (chooseAlgorithm tightens this by the local unions where it matters).
+  const long long cMaxima[3] = {check.max(b0 + 10), check.max(b0 + 11), check.max(b0 + 12)};
+  bound.c_max = cBoundOf(cMaxima, maxRowB);
+  bound.b_max_row = maxRowB;
   bound.entries_max = static_cast<double>(check.max(b0 + 5)) + static_cast<double>(check.max(b0 + 6));
   bound.sources_max = static_cast<double>(check.max(b0 + 8));
   bound.import_rows_max = static_cast<double>(check.max(b0 + 3));
@@ -199,13 +223,32 @@ void AutoInputs::agree(const CollectiveCheck& check) {
 }
 
 Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
-                          const Topology& topo, const AutoInputs& in, MultiplyStats& stats,
-                          MultiplyStats* tpetra_counts, bool* counted, std::vector<std::int64_t>* row_work) {
+                          MPI_Comm comm, const std::function<const Topology&()>& topology, const AutoInputs& in,
+                          MultiplyStats& stats, MultiplyStats* tpetra_counts, bool* counted,
+                          std::vector<std::int64_t>* row_work) {
   Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: choose"));
-  MPI_Comm comm = topo.world();
+  int P = 1;
+  MPI_Comm_size(comm, &P);
   const planner::MachineModel& model = in.model;
   std::string unsettled;  // why the bound did not settle it, appended to the reason
-  if (in.bound.usable && settledForTpetra(in.bound, topo.P(), model, stats, unsettled)) return Algorithm::Tpetra;
+  if (in.bound.usable) {
+    if (settledForTpetra(in.bound, P, model, stats, unsettled)) return Algorithm::Tpetra;
+    // C bounded by the multiply-adds did not settle it; the unions of the local rows of B can
+    // (2-10x fewer on FE and multigrid products), unless even no C at all would not. Every rank
+    // takes the same branch: it depends on reduced values only.
+    AutoInputs::Bound noC = in.bound;
+    noC.c_max = 0;
+    if (marginOf(noC, P, model).settles()) {
+      Teuchos::TimeMonitor unionTimer(*phaseTimer("Trident: auto: bound by unions"));
+      const tpetra::LocalBoundInputs t = tpetra::tightenedByUnions(A, B, in.local_bound);
+      long long maxima[3] = {t.c_entries_known, t.c_remote_entries, t.c_entries_capped};
+      MPI_Allreduce(MPI_IN_PLACE, maxima, 3, MPI_LONG_LONG, MPI_MAX, comm);
+      AutoInputs::Bound tight = in.bound;
+      tight.c_max = std::min(in.bound.c_max, cBoundOf(maxima, in.bound.b_max_row));
+      if (settledForTpetra(tight, P, model, stats, unsettled)) return Algorithm::Tpetra;
+    }
+  }
+  const Topology& topo = topology();
   // A transposed A with rows distributed as B's (P^T*(A*P) in MueLu) is counted without forming
   // A^T, which would cost about what the product does; other transposes are formed.
   const bool cheapTranspose = in.transposed_a_on_b_rows;

@@ -9,10 +9,12 @@
 // --calibrate writes one), else the defaults fitted on the project's machine.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
 #include "Trident_MultiplyOptions.hpp"
+#include "Trident_PlannerInput.hpp"
 #include "Trident_TpetraTypes.hpp"
 #include <trident/core/Errors.hpp>
 #include <trident/grid/Topology.hpp>
@@ -39,9 +41,11 @@ struct AutoInputs {
   struct Bound {
     bool usable = false;
     double flops_max = 0, c_max = 0, entries_max = 0, import_bytes_max = 0, import_rows_max = 0, sources_max = 0;  // Tpetra, from above
+    double b_max_row = 0;  // B's longest row on any rank
     double flops_min = 0, entries_min = 0;  // what Trident's and SUMMA's balanced share is at least
   } bound;
   std::size_t bound_slot = 0;  // first of kBoundSlots
+  tpetra::LocalBoundInputs local_bound;  // this rank's, kept for chooseAlgorithm's tighter bound
 
   static AutoInputs gather(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
                            CollectiveCheck& check);
@@ -56,8 +60,11 @@ struct AutoInputs {
 // set: the plan need not count them again. When it counted A*B (no transposes), row_work
 // (optional) receives each local row of A's multiply-adds, which the plan's balance needs too
 // (it would otherwise import B's row lengths a second time); otherwise it is left empty.
+// topology: the groups (formed on first call, collectively), asked only when the bound does not
+// settle the choice: Tpetra's Multiply needs none.
 Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
-                          const Topology& topo, const AutoInputs& in, MultiplyStats& stats,
+                          MPI_Comm comm, const std::function<const Topology&()>& topology, const AutoInputs& in,
+                          MultiplyStats& stats,
                           MultiplyStats* tpetra_counts = nullptr, bool* counted = nullptr,
                           std::vector<std::int64_t>* row_work = nullptr);
 

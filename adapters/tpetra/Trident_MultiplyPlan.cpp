@@ -14,6 +14,7 @@
 #include "Trident_MultiplyOptions.hpp"
 #include "Trident_ProductCounts.hpp"
 #include "Trident_ResultAssembly.hpp"
+#include "Trident_StoredZeros.hpp"
 #include "Trident_TpetraConversion.hpp"
 #include <trident/algorithms/Algorithms.hpp>
 #include <trident/core/Abort.hpp>
@@ -84,6 +85,7 @@ struct PatternFingerprint {
 
 std::uint64_t zerosHash(const crs_matrix_type& M) {
   std::uint64_t h = 0x2545F4914F6CDD1Dull;
+  if (tpetra::storedZeros(M) == 0) return h;
   auto local = M.getLocalMatrixHost();
   for (std::size_t q = 0; q < local.values.extent(0); ++q)
     if (local.values(q) == 0.0) {
@@ -255,7 +257,7 @@ SliceCuts ownerCuts(SliceChoice choice, const TileGrid& grid, const Topology& to
 struct MultiplyPlan::Impl {
   MultiplyOptions opt;
   MPI_Comm world = MPI_COMM_NULL;
-  std::shared_ptr<const Topology> topo;
+  std::shared_ptr<const Topology> topo;  // formed by topology(), when first needed
   bool tA = false, tB = false, summa = false;
   PatternFingerprint fingerprintA, fingerprintB;
   bool keep = true;
@@ -267,6 +269,8 @@ struct MultiplyPlan::Impl {
   std::vector<std::int64_t> autoRowWork;  // A's rows' multiply-adds, when "auto" counted A*B
   bool autoCountedRows = false;           // ... which is then the case on every rank
   const crs_matrix_type* checkedC = nullptr;  // checked with the operands: its first execute skips it
+  const crs_matrix_type* builtA = nullptr;    // the operands the plan was built from: a first execute
+  const crs_matrix_type* builtB = nullptr;    // on them skips their checks
   PhaseTimes setup;  // the plan's own cost, reported with the first execute
 
   // Position space.
@@ -292,6 +296,12 @@ struct MultiplyPlan::Impl {
   void firstTilesOfKeptPlan(const crs_matrix_type& Ap, const crs_matrix_type& Bp, std::vector<std::uint64_t>* sent);
 
   void rememberPatterns(const crs_matrix_type& A, const crs_matrix_type& B);
+  // Collective the first time: every rank asks at the same point (the choices that lead there
+  // are agreed).
+  const Topology& topology() {
+    if (!topo) topo = cachedTopology(world, opt.ranks_per_group);
+    return *topo;
+  }
   // op(A)'s and op(B)'s entries in position space; qA/qB (optional): the local value index of each.
   Triplets triplets(const crs_matrix_type& Ap, const crs_matrix_type& Bp, Triplets* TB,
                     std::vector<std::int64_t>* qA = nullptr, std::vector<std::int64_t>* qB = nullptr) const {
@@ -327,29 +337,33 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   if (plain) p.aImportServes = check.min(servesSlot) == 1;
   checkTimer = Teuchos::null;
   p.checkedC = first_C;
+  p.builtA = &A;
+  p.builtB = &B;
   p.tA = transposeA;
   p.tB = transposeB;
   if (p.keep) {
     Teuchos::TimeMonitor fingerprintTimer(*phaseTimer("Trident: plan: pattern fingerprints"));
     p.rememberPatterns(A, B);
   }
-  p.topo = cachedTopology(p.world, p.opt.ranks_per_group);
-  const Topology& topo = *p.topo;
   if (chooses) {
     autoIn.agree(check);
     autoIn.a_import_serves = p.aImportServes;
-    p.opt.algorithm = chooseAlgorithm(A, transposeA, B, transposeB, topo, autoIn, p.stats, &p.tpetraCounts,
-                                      &p.tpetraCounted, &p.autoRowWork);
+    p.opt.algorithm = chooseAlgorithm(A, transposeA, B, transposeB, p.world, [&p]() -> const Topology& { return p.topology(); },
+                                      autoIn, p.stats, &p.tpetraCounts, &p.tpetraCounted, &p.autoRowWork);
     p.autoCountedRows = !transposeA && !transposeB && p.opt.algorithm != Algorithm::Tpetra;
   }
   p.stats.algorithm = toString(p.opt.algorithm);
-  p.stats.P = topo.P();
-  p.stats.ranks_per_group = topo.ranks_per_group();
+  MPI_Comm_size(p.world, &p.stats.P);
+  // Tpetra's own Multiply needs no groups: they are formed (a few collectives, the first time a
+  // process asks for them) only for what uses them, so ranks_per_group says 0 where they were not.
+  p.stats.ranks_per_group = p.topo ? p.topo->ranks_per_group() : 0;
   if (p.opt.algorithm == Algorithm::Tpetra) {
     p.setup.total = MPI_Wtime() - t0;  // "auto" chose it: the planning counts with the first execute
     return;
   }
   p.summa = p.opt.algorithm == Algorithm::Summa;
+  const Topology& topo = p.topology();
+  p.stats.ranks_per_group = topo.ranks_per_group();
 
   // Past validation, a failure on one rank would leave the others waiting: end the job instead.
   runOrAbort(p.world, "MultiplyPlan set-up", [&] {
@@ -457,7 +471,6 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
                            bool call_FillComplete_on_result, const std::string& label) {
   Impl& p = *impl_;
   const double t_start = MPI_Wtime();
-  const Topology& topo = *p.topo;
   MultiplyStats& stats = p.stats;
   clearMeasurements(stats);
   if (p.executions == 0) stats.times += p.setup;
@@ -467,13 +480,16 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
              "Trident: a MultiplyPlan built with keep_for_reuse = false runs once; build it with true to execute again");
   const bool oneShot = !p.keep && p.executions == 0;
   // The checks of this execute, in one collective: none at all when the plan checked them (a
-  // one-shot plan runs on the operands it was just built from, with the C it was shown).
+  // first execute on the operands the plan was just built from, as one-shot plans and MueLu's
+  // kept ones run, with the C it was shown). A second collective and pattern check there would
+  // cost MueLu's small products more than the plan's own check does.
+  const bool operandsChecked = oneShot || (p.executions == 0 && &A == p.builtA && &B == p.builtB);
   const bool cChecked = p.executions == 0 && &C == p.checkedC;
-  if (!oneShot || !cChecked) {
+  if (!operandsChecked || !cChecked) {
     CollectiveCheck check;
-    if (!oneShot) checkOperands(A, B, check);
+    if (!operandsChecked) checkOperands(A, B, check);
     if (!cChecked) checkResult(A, p.tA, C, check);
-    if (!oneShot && !check.failedHere())
+    if (!operandsChecked && !check.failedHere())
       check.failIf(!samePattern(A, !p.tA, p.fingerprintA) || !samePattern(B, false, p.fingerprintB),
                    "the pattern (maps, stored entries, or A's stored zeros) of A or B differs from the one "
                    "the MultiplyPlan was built for; build a new plan");
@@ -496,7 +512,8 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
       auto Bp = p.tB ? transposeOf(B) : Teuchos::rcpFromRef(B);
       Teuchos::TimeMonitor accountTimer(*phaseTimer("Trident: Tpetra's import bytes"));
       runOrAbort(p.world, "Tpetra's byte accounting",
-                 [&] { tpetraImportBytes(*Ap, *Bp, topo, p.aImportServes, p.tpetraCounts); });
+                 [&] { tpetraImportBytes(*Ap, *Bp, p.topology(), p.aImportServes, p.tpetraCounts); });
+      stats.ranks_per_group = p.topology().ranks_per_group();
     }
     stats.bytes_counted = p.tpetraCounted || p.opt.count_bytes;
     stats.gi_bytes_sent = p.tpetraCounts.gi_bytes_sent;
@@ -510,6 +527,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   }
 
   Teuchos::TimeMonitor total_timer(*phaseTimer("Trident: total"));
+  const Topology& topo = *p.topo;  // formed by the plan for the 2D algorithms
   std::vector<std::uint64_t> sent(topo.P(), 0);
   auto accountSent = [&] {
     for (int d = 0; d < topo.P(); ++d)

@@ -36,6 +36,8 @@ class MultiplyPlan {
   // same A and B, unchanged.
   // first_C (optional): the matrix the first execute will write, checked here with the operands in
   // the same collective (so that execute need not check it again); it must not change meanwhile.
+  // Likewise a first execute given the very A and B objects the plan was built from does not check
+  // them again (no collective, no pattern comparison): they must not change in between.
   MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
                const Teuchos::RCP<Teuchos::ParameterList>& params = Teuchos::null, bool keep_for_reuse = true,
                const crs_matrix_type* first_C = nullptr);

@@ -10,6 +10,7 @@
 
 #include "Trident_MapSameness.hpp"
 #include "Trident_ProductCounts.hpp"
+#include "Trident_StoredZeros.hpp"
 #include <trident/stats/PhaseTimer.hpp>
 #include "Trident_TpetraComm.hpp"
 #include "Trident_TpetraConversion.hpp"
@@ -268,6 +269,53 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
   return c;
 }
 
+namespace {
+// B's local row at each of A's local columns; -1: the row lives on another rank. Without an
+// Import A's column map is its domain map, so column c is B's local row c.
+std::vector<LO> bRowsAtColumns(const crs_matrix_type& A) {
+  std::vector<LO> rowAt(A.getColMap()->getNodeNumElements(), -1);
+  const auto imp = A.getGraph()->getImporter();
+  if (imp.is_null()) {
+    for (std::size_t c = 0; c < rowAt.size(); ++c) rowAt[c] = static_cast<LO>(c);
+    return rowAt;
+  }
+  for (std::size_t c = 0; c < imp->getNumSameIDs(); ++c) rowAt[c] = static_cast<LO>(c);
+  const auto to = imp->getPermuteToLIDs(), from = imp->getPermuteFromLIDs();
+  for (std::size_t t = 0; t < static_cast<std::size_t>(to.size()); ++t) rowAt[to[t]] = from[t];
+  return rowAt;
+}
+
+// C's entries in a row are at most `local` (the entries it can form from the local rows of B:
+// their multiply-adds, or the union of their columns) plus the longest row of B for each entry at
+// a remote column, and at most B's columns. The longest row on any rank is B's global maximum
+// when fill-complete computed it; otherwise those entries are left to the caller, who reduces the
+// longest local rows (and a second bound takes B's columns for every such row).
+struct RowBoundOfC {
+  long long columns = 0, global_max_row = -1;  // -1: not known
+  void add(long long local, long long remote, LocalBoundInputs& in) const {
+    if (remote > 0 && global_max_row >= 0) {
+      in.c_entries_known += std::min(local + remote * global_max_row, columns);
+    } else {
+      in.c_entries_known += std::min(local, columns);
+      in.c_remote_entries += remote;
+    }
+    in.c_entries_capped += remote > 0 ? columns : std::min(local, columns);
+  }
+};
+
+RowBoundOfC rowBoundOfC(const crs_matrix_type& B, long long localMaxRow) {
+  RowBoundOfC r;
+  r.columns = static_cast<long long>(B.getDomainMap()->getGlobalNumElements());
+  // MueLu's matrices are often completed without global constants; asking then would throw.
+  if (B.getCrsGraph()->haveGlobalConstants()) {
+    const std::size_t m = B.getGlobalMaxNumRowEntries();
+    if (m != Teuchos::OrdinalTraits<std::size_t>::invalid() && static_cast<long long>(m) >= localMaxRow)
+      r.global_max_row = static_cast<long long>(m);
+  }
+  return r;
+}
+}  // namespace
+
 LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_type& B) {
   LocalBoundInputs in;
   if (!A.isFillComplete() || !B.isFillComplete() || !locallySame(*A.getDomainMap(), *B.getRowMap())) return in;
@@ -276,17 +324,11 @@ LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_typ
   in.b_entries = static_cast<long long>(B.getNodeNumEntries());
   const auto bl = B.getLocalMatrixHost();
   auto bLen = [&bl](LO r) { return static_cast<long long>(bl.graph.row_map(r + 1) - bl.graph.row_map(r)); };
-  for (LO r = 0; r < static_cast<LO>(B.getNodeNumRows()); ++r) in.b_max_row = std::max(in.b_max_row, bLen(r));
-  // B's local row at each of A's local columns; -1: the row lives on another rank. Without an
-  // Import A's column map is its domain map, so column c is B's local row c.
-  std::vector<LO> rowAt(A.getColMap()->getNodeNumElements(), -1);
+  const LO bRows = static_cast<LO>(B.getNodeNumRows());
+  for (LO r = 0; r < bRows; ++r) in.b_max_row = std::max(in.b_max_row, bLen(r));
+  const std::vector<LO> rowAt = bRowsAtColumns(A);
   const auto imp = A.getGraph()->getImporter();
-  if (imp.is_null()) {
-    for (std::size_t c = 0; c < rowAt.size(); ++c) rowAt[c] = static_cast<LO>(c);
-  } else {
-    for (std::size_t c = 0; c < imp->getNumSameIDs(); ++c) rowAt[c] = static_cast<LO>(c);
-    const auto to = imp->getPermuteToLIDs(), from = imp->getPermuteFromLIDs();
-    for (std::size_t t = 0; t < static_cast<std::size_t>(to.size()); ++t) rowAt[to[t]] = from[t];
+  if (!imp.is_null()) {
     in.remote_columns = static_cast<long long>(imp->getNumRemoteIDs());
     in.sources = static_cast<long long>(imp->getDistributor().getNumReceives());
     // What Tpetra's import sends from here to each rank: its exports are B's rows (B's rows are
@@ -297,22 +339,51 @@ LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_typ
     for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) sentTo[pids[t]] += 8 + 20 * bLen(lids[t]);
     for (const auto& kv : sentTo) in.max_sent_to_one = std::max(in.max_sent_to_one, kv.second);
   }
-  // C's entries in a row are at most the union of the columns of the local rows of B it meets
-  // (counted with a marker, as a symbolic pass would) plus the longest row of B for each entry at
-  // a remote column, and at most B's columns. The longest row on any rank is B's global maximum
-  // when fill-complete computed it; otherwise those entries are left to the caller, who reduces
-  // the longest local rows (and a second bound takes B's columns for every such row). Where B's
-  // multiply-adds meet repeated columns, as in FE and multigrid products, the union is 2-10x below
-  // the multiply-adds, which is what lets the bound settle them. The union costs a pass over the
-  // known multiply-adds, so past kUnionBudget of them rows are bounded by their multiply-adds.
-  constexpr long long kUnionBudget = 1000000;
-  const auto columns = static_cast<long long>(B.getDomainMap()->getGlobalNumElements());
+  // C bounded by each row's multiply-adds; tightenedByUnions can do better where it is needed.
+  // This pass runs on every product "auto" sees; on MueLu's it cost a sixth of Tpetra's multiply
+  // with a look-up through rowAt and two branches per entry. Each column's word now holds B's row
+  // length there, or 2^kRemoteShift for a remote row, so one sum per row gives both its
+  // multiply-adds (low bits) and its entries at remote columns (high bits); stored zeros add 0.
+  constexpr int kRemoteShift = 40;  // rows have far fewer than 2^40 multiply-adds
+  constexpr long long kLowBits = (1LL << kRemoteShift) - 1;
+  std::vector<long long> lenAt(rowAt.size());
+  for (std::size_t c = 0; c < rowAt.size(); ++c) lenAt[c] = rowAt[c] < 0 ? 1LL << kRemoteShift : bLen(rowAt[c]);
+  const RowBoundOfC bound = rowBoundOfC(B, in.b_max_row);
   const auto al = A.getLocalMatrixHost();
-  // MueLu's matrices are often completed without global constants; asking then would throw.
-  const bool haveConstants = B.getCrsGraph()->haveGlobalConstants();
-  const std::size_t globalMaxRow = haveConstants ? B.getGlobalMaxNumRowEntries() : 0;
-  const bool maxRowKnown = haveConstants && globalMaxRow != Teuchos::OrdinalTraits<std::size_t>::invalid() &&
-                           static_cast<long long>(globalMaxRow) >= in.b_max_row;
+  const auto* rowMap = al.graph.row_map.data();
+  const LO* cols = al.graph.entries.data();
+  // The comparison per value costs more than the rest of the sum: only when A stores zeros.
+  const double* vals = storedZeros(A) > 0 ? al.values.data() : nullptr;
+  const LO rows = static_cast<LO>(A.getNodeNumRows());
+  for (LO r = 0; r < rows; ++r) {
+    long long sum = 0;
+    const std::size_t begin = rowMap[r], end = rowMap[r + 1];
+    if (vals) {
+      for (std::size_t q = begin; q < end; ++q) sum += lenAt[cols[q]] & -static_cast<long long>(vals[q] != 0.0);
+    } else {
+      for (std::size_t q = begin; q < end; ++q) sum += lenAt[cols[q]];
+    }
+    const long long known = sum & kLowBits, remote = sum >> kRemoteShift;
+    in.flops_known += known;
+    in.a_remote_entries += remote;
+    bound.add(known, remote, in);
+  }
+  return in;
+}
+
+LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_type& B, const LocalBoundInputs& cheap) {
+  LocalBoundInputs in = cheap;
+  if (!in.ok) return in;
+  in.c_entries_known = in.c_remote_entries = in.c_entries_capped = 0;
+  // Counted with a marker, as a symbolic pass would. Where B's multiply-adds meet repeated
+  // columns, as in FE and multigrid products, the union is 2-10x below the multiply-adds. The
+  // union costs a pass over the known multiply-adds, so past kUnionBudget of them rows are
+  // bounded by their multiply-adds.
+  constexpr long long kUnionBudget = 1000000;
+  const auto bl = B.getLocalMatrixHost();
+  const auto al = A.getLocalMatrixHost();
+  const std::vector<LO> rowAt = bRowsAtColumns(A);
+  const RowBoundOfC bound = rowBoundOfC(B, in.b_max_row);
   std::vector<LO> seenIn(B.getColMap()->getNodeNumElements(), -1);
   long long unionWork = 0;
   for (LO r = 0; r < static_cast<LO>(A.getNodeNumRows()); ++r) {
@@ -325,7 +396,7 @@ LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_typ
         ++remote;
         continue;
       }
-      known += bLen(b);
+      known += static_cast<long long>(bl.graph.row_map(b + 1) - bl.graph.row_map(b));
       if (!byUnion) continue;
       for (std::size_t t = bl.graph.row_map(b); t < bl.graph.row_map(b + 1); ++t) {
         const LO col = bl.graph.entries(t);
@@ -336,16 +407,7 @@ LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_typ
       }
     }
     if (byUnion) unionWork += known;
-    in.flops_known += known;
-    in.a_remote_entries += remote;
-    const long long local = byUnion ? distinct : known;
-    if (remote > 0 && maxRowKnown) {
-      in.c_entries_known += std::min(local + remote * static_cast<long long>(globalMaxRow), columns);
-    } else {
-      in.c_entries_known += std::min(local, columns);
-      in.c_remote_entries += remote;
-    }
-    in.c_entries_capped += remote > 0 ? columns : std::min(local, columns);
+    bound.add(byUnion ? distinct : known, remote, in);
   }
   return in;
 }

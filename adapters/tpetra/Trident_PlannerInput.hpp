@@ -67,7 +67,11 @@ struct LocalBoundInputs {
   long long c_remote_entries = 0;  // entries of A at remote columns not in c_entries_known (each <= max row of B)
   long long c_entries_capped = 0;  // the same bound, B's columns for each row that meets a remote row of B
 };
+// C's entries here are bounded by each row's multiply-adds (one pass over A's entries);
+// tightenedByUnions bounds them by the union of the columns of the local rows of B each row of A
+// meets (a pass over up to 1M multiply-adds), for products the cheaper bound does not settle.
 LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_type& B);
+LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_type& B, const LocalBoundInputs& cheap);
 
 }  // namespace tpetra
 }  // namespace Trident

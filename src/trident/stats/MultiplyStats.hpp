@@ -20,7 +20,7 @@ struct PhaseTimes {
 struct MultiplyStats {
   std::string algorithm;        // "trident", "summa", "tpetra"
   int P = 1;                    // ranks
-  int ranks_per_group = 1;      // lambda
+  int ranks_per_group = 1;      // lambda; 0 for a product Tpetra did where no groups were formed (auto)
   int grid_rows = 1, grid_cols = 1, rounds = 1;  // coarse grid and schedule length
   // Bytes this rank sent / received inside the multiply, by link. Collective transfers count
   // the logical volume (what each receiver gets), as the paper's Figure 10 does.
