@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "trident/local/RangeAccumulator.hpp"
+#include "trident/local/ScaledRowAdd.hpp"
 #include "trident/local/SortedRowAccumulator.hpp"
 
 namespace Trident {
@@ -121,18 +122,16 @@ void addRows(const M& A, const M& B, std::int64_t r, Acc& acc, bool bSorted) {
           prefetchChunk(bc, bv, x);
           x += kChunk;
         }
-        for (std::int64_t j = q; j < q + kChunk; ++j) {
-          if (bSorted)
-            acc.addInRange(bc[j], a * static_cast<double>(bv[j]));
-          else
-            acc.add(bc[j], a * static_cast<double>(bv[j]));
+        if (bSorted) {
+          addScaledRow(acc, bc + q, bv + q, kChunk, a);
+        } else {
+          for (std::int64_t j = q; j < q + kChunk; ++j) acc.add(bc[j], a * static_cast<double>(bv[j]));
         }
       }
-      for (; q < qe; ++q) {
-        if (bSorted)
-          acc.addInRange(bc[q], a * static_cast<double>(bv[q]));
-        else
-          acc.add(bc[q], a * static_cast<double>(bv[q]));
+      if (bSorted) {
+        addScaledRow(acc, bc + q, bv + q, qe - q, a);
+      } else {
+        for (; q < qe; ++q) acc.add(bc[q], a * static_cast<double>(bv[q]));
       }
     }
     for (; x < xe; x += kChunk) prefetchChunk(bc, bv, x);
