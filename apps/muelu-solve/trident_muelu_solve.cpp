@@ -205,7 +205,7 @@ int main(int argc, char** argv) {
     Trident::muelu::describeHierarchy(*M->GetHierarchy(), levels);
     if (rank == 0) {
       std::printf("hierarchy: %d levels\n%s", M->GetHierarchy()->GetNumLevels(), levels.str().c_str());
-      std::printf("setup: %.4f s total, RAP %.4f s (%s, %d coarse levels), rest %.4f s\n", setup, rapMax,
+      std::printf("setup: %.4f s total, RAP %.6f s (%s, %d coarse levels), rest %.4f s\n", setup, rapMax,
                   rap == "trident" ? "Trident" : "stock RAPFactory", static_cast<int>(st.levels.size()), setup - rapMax);
       for (const auto& l : st.levels)
         std::printf("  RAP level %d: %lld rows, %lld nnz, %.4f s (rank 0)%s\n", l.level, l.ac_rows, l.ac_nnz, l.seconds,
