@@ -214,6 +214,7 @@ void AutoInputs::agree(const CollectiveCheck& check) {
   const long long cMaxima[3] = {check.max(b0 + 10), check.max(b0 + 11), check.max(b0 + 12)};
   bound.c_max = cBoundOf(cMaxima, maxRowB);
   bound.b_max_row = maxRowB;
+  bound.c_remote_max = static_cast<double>(cMaxima[1]);
   bound.entries_max = static_cast<double>(check.max(b0 + 5)) + static_cast<double>(check.max(b0 + 6));
   bound.sources_max = static_cast<double>(check.max(b0 + 8));
   bound.import_rows_max = static_cast<double>(check.max(b0 + 3));
@@ -240,7 +241,17 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
     noC.c_max = 0;
     if (marginOf(noC, P, model).settles()) {
       Teuchos::TimeMonitor unionTimer(*phaseTimer("Trident: auto: bound by unions"));
-      const tpetra::LocalBoundInputs t = tpetra::tightenedByUnions(A, B, in.local_bound);
+      // The largest C that settles it (the model's time grows with C): the pass can stop once
+      // every rank's rows are bounded below it, since cBoundOf's first term is then too.
+      double settling = 0, failing = in.bound.c_max;
+      for (int it = 0; it < 64 && failing - settling > 1.0; ++it) {
+        AutoInputs::Bound mid = in.bound;
+        mid.c_max = 0.5 * (settling + failing);
+        (marginOf(mid, P, model).settles() ? settling : failing) = mid.c_max;
+      }
+      const double enough = settling - in.bound.c_remote_max * in.bound.b_max_row;
+      const tpetra::LocalBoundInputs t =
+          tpetra::tightenedByUnions(A, B, in.local_bound, enough >= 0 ? static_cast<long long>(enough) : -1);
       long long maxima[3] = {t.c_entries_known, t.c_remote_entries, t.c_entries_capped};
       MPI_Allreduce(MPI_IN_PLACE, maxima, 3, MPI_LONG_LONG, MPI_MAX, comm);
       AutoInputs::Bound tight = in.bound;

@@ -42,6 +42,7 @@ struct AutoInputs {
     bool usable = false;
     double flops_max = 0, c_max = 0, entries_max = 0, import_bytes_max = 0, import_rows_max = 0, sources_max = 0;  // Tpetra, from above
     double b_max_row = 0;  // B's longest row on any rank
+    double c_remote_max = 0;  // the most c_remote_entries of any rank (cBoundOf's second term)
     double flops_min = 0, entries_min = 0;  // what Trident's and SUMMA's balanced share is at least
   } bound;
   std::size_t bound_slot = 0;  // first of kBoundSlots

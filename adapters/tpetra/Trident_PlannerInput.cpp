@@ -292,14 +292,15 @@ std::vector<LO> bRowsAtColumns(const crs_matrix_type& A) {
 // longest local rows (and a second bound takes B's columns for every such row).
 struct RowBoundOfC {
   long long columns = 0, global_max_row = -1;  // -1: not known
-  void add(long long local, long long remote, LocalBoundInputs& in) const {
+  // sign -1 takes a row's bound back out (tightenedByUnions replaces rows one by one).
+  void add(long long local, long long remote, LocalBoundInputs& in, long long sign = 1) const {
     if (remote > 0 && global_max_row >= 0) {
-      in.c_entries_known += std::min(local + remote * global_max_row, columns);
+      in.c_entries_known += sign * std::min(local + remote * global_max_row, columns);
     } else {
-      in.c_entries_known += std::min(local, columns);
-      in.c_remote_entries += remote;
+      in.c_entries_known += sign * std::min(local, columns);
+      in.c_remote_entries += sign * remote;
     }
-    in.c_entries_capped += remote > 0 ? columns : std::min(local, columns);
+    in.c_entries_capped += sign * (remote > 0 ? columns : std::min(local, columns));
   }
 };
 
@@ -371,14 +372,16 @@ LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_typ
   return in;
 }
 
-LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_type& B, const LocalBoundInputs& cheap) {
+LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_type& B, const LocalBoundInputs& cheap,
+                                   long long enough) {
   LocalBoundInputs in = cheap;
   if (!in.ok) return in;
-  in.c_entries_known = in.c_remote_entries = in.c_entries_capped = 0;
   // Counted with a marker, as a symbolic pass would. Where B's multiply-adds meet repeated
-  // columns, as in FE and multigrid products, the union is 2-10x below the multiply-adds. The
-  // union costs a pass over the known multiply-adds, so past kUnionBudget of them rows are
-  // bounded by their multiply-adds.
+  // columns, as in FE and multigrid products, the union is 2-10x below the multiply-adds. Row by
+  // row, the cheap bound's share of the row (its multiply-adds) is replaced by its union, so the
+  // bound is valid after every row: the pass stops once c_entries_known is down to `enough`
+  // (the caller's threshold for settling the choice), or after kUnionBudget multiply-adds, past
+  // which the remaining rows keep their cheap bound.
   constexpr long long kUnionBudget = 1000000;
   const auto bl = B.getLocalMatrixHost();
   const auto al = A.getLocalMatrixHost();
@@ -390,8 +393,8 @@ LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_ty
   const auto* bRows = bl.graph.row_map.data();
   long long unionWork = 0;
   for (LO r = 0; r < static_cast<LO>(A.getNodeNumRows()); ++r) {
+    if (unionWork >= kUnionBudget || (enough >= 0 && in.c_entries_known <= enough)) break;
     long long known = 0, distinct = 0, remote = 0;
-    const bool byUnion = unionWork < kUnionBudget;
     for (std::size_t q = al.graph.row_map(r); q < al.graph.row_map(r + 1); ++q) {
       if (al.values(q) == 0.0) continue;
       const LO b = rowAt[al.graph.entries(q)];
@@ -400,7 +403,6 @@ LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_ty
         continue;
       }
       known += static_cast<long long>(bRows[b + 1] - bRows[b]);
-      if (!byUnion) continue;
       // Without a branch: whether a column is new is a coin toss where rows of B overlap (the
       // FE and multigrid products this pass is for), and the mispredictions were its time.
       for (auto t = bRows[b]; t < bRows[b + 1]; ++t) {
@@ -409,8 +411,9 @@ LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_ty
         seen[col] = r;
       }
     }
-    if (byUnion) unionWork += known;
-    bound.add(byUnion ? distinct : known, remote, in);
+    unionWork += known;
+    bound.add(known, remote, in, -1);
+    bound.add(distinct, remote, in);
   }
   return in;
 }

@@ -71,7 +71,9 @@ struct LocalBoundInputs {
 // tightenedByUnions bounds them by the union of the columns of the local rows of B each row of A
 // meets (a pass over up to 1M multiply-adds), for products the cheaper bound does not settle.
 LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_type& B);
-LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_type& B, const LocalBoundInputs& cheap);
+// enough >= 0: stop once c_entries_known is at most that (every intermediate bound is valid).
+LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_type& B, const LocalBoundInputs& cheap,
+                                   long long enough = -1);
 
 }  // namespace tpetra
 }  // namespace Trident

@@ -2,9 +2,11 @@
 // equal; malformed files throw InvalidInput naming the line; "auto" with TRIDENT_MACHINE_MODEL
 // naming a bad file throws on every rank, and with a good one runs the least time that model
 // predicts (a Gi link slow enough that the bytes over Gi decide).
+#include <TpetraExt_MatrixMatrix.hpp>
 #include <Tpetra_Core.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -102,5 +104,36 @@ int main(int argc, char** argv) {
     tally.check(s.algorithm != "tpetra", "auto on a slow Gi link: not Tpetra's 1D import on cora", s.algorithm);
   }
   unsetenv("TRIDENT_MACHINE_MODEL");
+
+  // "auto"'s bound on C's entries from above (localBoundInputs, tightened by the unions pass,
+  // which may stop once it is low enough): never below the entries Tpetra's product has on this
+  // rank, the unions never above the cheap bound, and a pass stopped at `enough` is at most that
+  // (or, when it cannot get there, the whole pass's bound).
+  {
+    namespace tp = Trident::tpetra;
+    auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+    Tpetra::MatrixMatrix::Multiply(*A, false, *A, false, *C);
+    const long long entries = static_cast<long long>(C->getNodeNumEntries());
+    const long long maxRow = static_cast<long long>(A->getGlobalMaxNumRowEntries());
+    auto valueOf = [&](const tp::LocalBoundInputs& b) {
+      return std::min(b.c_entries_known + b.c_remote_entries * maxRow, b.c_entries_capped);
+    };
+    const tp::LocalBoundInputs cheap = tp::localBoundInputs(*A, *A);
+    const tp::LocalBoundInputs whole = tp::tightenedByUnions(*A, *A, cheap);
+    tally.check(cheap.ok && valueOf(whole) >= entries && whole.c_entries_known <= cheap.c_entries_known &&
+                    whole.c_entries_capped <= cheap.c_entries_capped,
+                "auto's bound by unions: at least C's entries, at most the cheap bound",
+                std::to_string(valueOf(whole)) + " vs " + std::to_string(entries) + " entries, cheap " +
+                    std::to_string(cheap.c_entries_known));
+    for (long long enough : {0LL, (cheap.c_entries_known + whole.c_entries_known) / 2, cheap.c_entries_known}) {
+      const tp::LocalBoundInputs part = tp::tightenedByUnions(*A, *A, cheap, enough);
+      tally.check(valueOf(part) >= entries && part.c_entries_known >= whole.c_entries_known &&
+                      part.c_entries_known <= cheap.c_entries_known &&
+                      (part.c_entries_known <= enough || part.c_entries_known == whole.c_entries_known) &&
+                      part.c_remote_entries == whole.c_remote_entries,
+                  "auto's bound by unions, stopped at " + std::to_string(enough) + ": valid and low enough",
+                  std::to_string(part.c_entries_known) + " (whole pass " + std::to_string(whole.c_entries_known) + ")");
+    }
+  }
   return tally.finish();
 }
