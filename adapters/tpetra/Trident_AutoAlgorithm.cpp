@@ -166,7 +166,7 @@ std::string reasonOf(const std::vector<planner::Estimate>& est, int best) {
 }  // namespace
 
 AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
-                              CollectiveCheck& check) {
+                              CollectiveCheck& check, std::optional<std::size_t> a_zeros) {
   AutoInputs in;
   const LoadedModel& loaded = modelFromEnvironment();
   check.failIf(!loaded.error.empty(), loaded.error);
@@ -178,7 +178,7 @@ AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const c
   tpetra::LocalBoundInputs& b = in.local_bound;
   if (!transposeA && !transposeB) {
     Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: bound inputs"));
-    b = tpetra::localBoundInputs(A, B);
+    b = tpetra::localBoundInputs(A, B, a_zeros);
   }
   // TRIDENT_AUTO_COUNT=1 counts every product, also those the bound would settle (to fit a machine
   // model on products where the bound decides). Agreed through the check's minimum, so a rank

@@ -48,8 +48,9 @@ struct AutoInputs {
   std::size_t bound_slot = 0;  // first of kBoundSlots
   tpetra::LocalBoundInputs local_bound;  // this rank's, kept for chooseAlgorithm's tighter bound
 
+  // a_zeros: A's stored zeros, when the caller has counted them (the plan's fingerprint needs them too).
   static AutoInputs gather(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
-                           CollectiveCheck& check);
+                           CollectiveCheck& check, std::optional<std::size_t> a_zeros = std::nullopt);
   // After check.run(): the model must be the same on every rank (else InvalidInput everywhere).
   void agree(const CollectiveCheck& check);
 };

@@ -1,6 +1,7 @@
 #include "Trident_PlannerInput.hpp"
 
 #include <map>
+#include <memory>
 #include <numeric>
 
 #include <Tpetra_Distributor.hpp>
@@ -317,17 +318,23 @@ RowBoundOfC rowBoundOfC(const crs_matrix_type& B, long long localMaxRow) {
 }
 }  // namespace
 
-LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_type& B) {
+LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_type& B, std::optional<std::size_t> a_zeros) {
   LocalBoundInputs in;
   if (!A.isFillComplete() || !B.isFillComplete() || !locallySame(*A.getDomainMap(), *B.getRowMap())) return in;
   in.ok = true;
   in.a_entries = static_cast<long long>(A.getNodeNumEntries());
   in.b_entries = static_cast<long long>(B.getNodeNumEntries());
   const auto bl = B.getLocalMatrixHost();
-  auto bLen = [&bl](LO r) { return static_cast<long long>(bl.graph.row_map(r + 1) - bl.graph.row_map(r)); };
-  const LO bRows = static_cast<LO>(B.getNodeNumRows());
-  for (LO r = 0; r < bRows; ++r) in.b_max_row = std::max(in.b_max_row, bLen(r));
-  const std::vector<LO> rowAt = bRowsAtColumns(A);
+  const auto* bRowMap = bl.graph.row_map.data();
+  auto bLen = [bRowMap](LO r) { return static_cast<long long>(bRowMap[r + 1] - bRowMap[r]); };
+  // fillComplete computes the longest local row (computeLocalConstants, with or without global
+  // constants); scanning B's rows for it cost as much as the rest of this pass's set-up.
+  const std::size_t storedMax = B.getNodeMaxNumRowEntries();
+  if (storedMax != Teuchos::OrdinalTraits<std::size_t>::invalid()) {
+    in.b_max_row = static_cast<long long>(storedMax);
+  } else {
+    for (LO r = 0; r < static_cast<LO>(B.getNodeNumRows()); ++r) in.b_max_row = std::max(in.b_max_row, bLen(r));
+  }
   const auto imp = A.getGraph()->getImporter();
   if (!imp.is_null()) {
     in.remote_columns = static_cast<long long>(imp->getNumRemoteIDs());
@@ -342,23 +349,35 @@ LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_typ
   }
   // C bounded by each row's multiply-adds; tightenedByUnions can do better where it is needed.
   // This pass runs on every product "auto" sees; on MueLu's it cost a sixth of Tpetra's multiply
-  // with a look-up through rowAt and two branches per entry. Each column's word now holds B's row
-  // length there, or 2^kRemoteShift for a remote row, so one sum per row gives both its
+  // with a look-up through B's local row and two branches per entry. Each column's word holds B's
+  // row length there, or 2^kRemoteShift for a remote row, so one sum per row gives both its
   // multiply-adds (low bits) and its entries at remote columns (high bits); stored zeros add 0.
+  // The words are written straight from A's Import (same and permuted IDs are local rows of B,
+  // the rest remote), without an index array or a zeroed vector first.
   constexpr int kRemoteShift = 40;  // rows have far fewer than 2^40 multiply-adds
   constexpr long long kLowBits = (1LL << kRemoteShift) - 1;
-  std::vector<long long> lenAt(rowAt.size());
-  for (std::size_t c = 0; c < rowAt.size(); ++c) lenAt[c] = rowAt[c] < 0 ? 1LL << kRemoteShift : bLen(rowAt[c]);
+  const std::size_t nCols = A.getColMap()->getNodeNumElements();
+  std::unique_ptr<long long[]> lenAtOwner(new long long[nCols]);
+  long long* lenAt = lenAtOwner.get();
+  if (imp.is_null()) {
+    for (std::size_t c = 0; c < nCols; ++c) lenAt[c] = bLen(static_cast<LO>(c));
+  } else {
+    const std::size_t same = imp->getNumSameIDs();
+    for (std::size_t c = 0; c < same; ++c) lenAt[c] = bLen(static_cast<LO>(c));
+    for (std::size_t c = same; c < nCols; ++c) lenAt[c] = 1LL << kRemoteShift;
+    const auto to = imp->getPermuteToLIDs(), from = imp->getPermuteFromLIDs();
+    for (std::size_t t = 0; t < static_cast<std::size_t>(to.size()); ++t) lenAt[to[t]] = bLen(from[t]);
+  }
   const RowBoundOfC bound = rowBoundOfC(B, in.b_max_row);
   const auto al = A.getLocalMatrixHost();
   const auto* rowMap = al.graph.row_map.data();
   const LO* cols = al.graph.entries.data();
   // The comparison per value costs more than the rest of the sum: only when A stores zeros.
-  const double* vals = storedZeros(A) > 0 ? al.values.data() : nullptr;
+  const double* vals = (a_zeros ? *a_zeros : storedZeros(A)) > 0 ? al.values.data() : nullptr;
   const LO rows = static_cast<LO>(A.getNodeNumRows());
   for (LO r = 0; r < rows; ++r) {
-    long long sum = 0;
     const std::size_t begin = rowMap[r], end = rowMap[r + 1];
+    long long sum = 0;
     if (vals) {
       for (std::size_t q = begin; q < end; ++q) sum += lenAt[cols[q]] & -static_cast<long long>(vals[q] != 0.0);
     } else {

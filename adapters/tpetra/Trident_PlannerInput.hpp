@@ -70,7 +70,9 @@ struct LocalBoundInputs {
 // C's entries here are bounded by each row's multiply-adds (one pass over A's entries);
 // tightenedByUnions bounds them by the union of the columns of the local rows of B each row of A
 // meets (a pass over up to 1M multiply-adds), for products the cheaper bound does not settle.
-LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_type& B);
+// a_zeros: A's stored zeros when the caller has counted them (storedZeros), else counted here.
+LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_type& B,
+                                  std::optional<std::size_t> a_zeros = std::nullopt);
 // enough >= 0: stop once c_entries_known is at most that (every intermediate bound is valid).
 LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_type& B, const LocalBoundInputs& cheap,
                                    long long enough = -1);
