@@ -32,7 +32,11 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
   if (!st.prepared) {
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
     Teuchos::TimeMonitor meta(*phaseTimer("Trident: redistribute in: tile metadata"));
-    st.nnz = gatherNnzTable(L, tiles, unit, k, topo.gi_comm(), topo.li_comm());
+    {
+      Teuchos::TimeMonitor t1(*phaseTimer("Trident: redistribute in: tile metadata: sizes"));
+      st.nnz = gatherNnzTable(L, tiles, unit, k, topo.gi_comm(), topo.li_comm());
+    }
+    Teuchos::TimeMonitor t2(*phaseTimer("Trident: redistribute in: tile metadata: needed rows"));
     if (opt.fetch_needed_rows) st.needed = std::make_unique<NeededRows>(L, tiles, k, topo.li_comm(), topo.gi_comm());
     st.prepared = true;
   }
