@@ -20,6 +20,9 @@ class BlockSink {
   // Set by the kernel once the entries are in the sink (a caller may pass a sink that a
   // numeric-only run never uses).
   bool filled = false;
+  // Set with `filled` when every row's columns ascend (the kernel sorts rows): the caller then
+  // need not check.
+  bool rows_sorted = false;
 };
 
 }  // namespace Trident

@@ -100,9 +100,10 @@ struct SinkOutput {
   }
   Csr finish(Csr&& rows) {
     sink.filled = true;
+    sink.rows_sorted = true;
     return std::move(rows);
   }
-  Csr adopt(Csr&& whole) { return LocalSpGEMM::moveIntoSink(std::move(whole), sink); }
+  Csr adopt(Csr&& whole) { return LocalSpGEMM::moveIntoSink(std::move(whole), sink, true); }
 };
 
 bool rowsSorted(const Csr& B, const int* bcol) {
@@ -252,12 +253,13 @@ Csr gustavsonMultiplyAddInto(const Csr& A, const Csr& B, std::vector<Csr>&& adde
   return multiplyAddWith(A, B, std::move(addends), SinkOutput{sink});
 }
 
-Csr LocalSpGEMM::moveIntoSink(Csr&& C, BlockSink& sink) {
+Csr LocalSpGEMM::moveIntoSink(Csr&& C, BlockSink& sink, bool rows_sorted) {
   const std::size_t n = static_cast<std::size_t>(C.nnz());
   sink.reserve(n, 0);
   std::copy(C.col.begin(), C.col.begin() + static_cast<std::ptrdiff_t>(n), sink.col());
   std::copy(C.val.begin(), C.val.begin() + static_cast<std::ptrdiff_t>(n), sink.val());
   sink.filled = true;
+  sink.rows_sorted = rows_sorted;
   C.col = std::vector<int>();
   C.val = std::vector<double>();
   return std::move(C);

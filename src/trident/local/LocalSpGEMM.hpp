@@ -39,10 +39,10 @@ class LocalSpGEMM {
   // shape and row offsets, empty col/val. This default forms the block, then copies it; a kernel
   // that writes its rows as it goes (gustavson) writes them into the sink directly.
   virtual Csr multiplyAddInto(const Csr& A, const Csr& B, std::vector<Csr>&& addends, BlockSink& sink) {
-    return moveIntoSink(multiplyAdd(A, B, std::move(addends)), sink);
+    return moveIntoSink(multiplyAdd(A, B, std::move(addends)), sink, sortsRows());
   }
-  // Copies C's entries into sink and returns C without them.
-  static Csr moveIntoSink(Csr&& C, BlockSink& sink);
+  // Copies C's entries into sink and returns C without them; rows_sorted: C's rows are sorted.
+  static Csr moveIntoSink(Csr&& C, BlockSink& sink, bool rows_sorted);
 
   // A plan's steps. The first execute forms the block with multiply/multiplyAdd (structure and
   // values); symbolic() keeps its structure in the handle, and later executes only run numeric():
