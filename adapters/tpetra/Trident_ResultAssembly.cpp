@@ -24,8 +24,13 @@ constexpr int kTagHeader = 7301, kTagCols = 7302, kTagVals = 7303;
 
 // A partner's rows (ascending block rows) that are one run of the block: their entries are one
 // contiguous range of it, sent from where they are.
+// Rows r, r + 1, ... in this order: one run of a block or of C's arrays. (With a row
+// permutation a partner's rows can span a range without ascending through it.)
 bool oneRun(const std::vector<std::int64_t>& rows) {
-  return !rows.empty() && rows.back() - rows.front() + 1 == static_cast<std::int64_t>(rows.size());
+  if (rows.empty()) return false;
+  for (std::size_t t = 1; t < rows.size(); ++t)
+    if (rows[t] != rows[0] + static_cast<std::int64_t>(t)) return false;
+  return true;
 }
 
 void waitAll(std::vector<MPI_Request>& reqs) {
@@ -295,10 +300,20 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
     std::unique_ptr<double[]> valBuf;
     const int* cols = nullptr;
     const double* vals = nullptr;
+    bool direct = false;  // received straight into C's final arrays, at its rows' place
   };
   std::vector<Piece> out(send_.size()), in(recv_.size());
   std::vector<MPI_Request> reqs;
   int selfSend = -1;
+  // C's final arrays as the Kokkos views Tpetra keeps (setAllValues on views takes them as they
+  // are; its ArrayRCP overload deep-copies all of C once more), left uninitialized: every entry
+  // is written exactly once below.
+  const auto noInit = Kokkos::view_alloc(Kokkos::WithoutInitializing, "Trident: C");
+  row_map_view ptrView;
+  std::size_t* ptr = nullptr;
+  std::size_t nnz = 0;
+  entries_view indView;
+  values_view valView;
   {
     Teuchos::TimeMonitor tm(*phaseTimer("Trident: redistribute out: exchange"));
     std::vector<MPI_Request> hreqs;
@@ -356,12 +371,43 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
       }
       p.counts = in[s].counts;
       p.entries = std::accumulate(p.counts.begin(), p.counts.end(), std::int64_t{0});
-      in[s].colBuf.reset(new int[static_cast<std::size_t>(p.entries)]);
-      in[s].valBuf.reset(new double[static_cast<std::size_t>(p.entries)]);
+    }
+    // C's row offsets, known once the headers are in.
+    ptrView = row_map_view(noInit, local_rows_ + 1);
+    ptr = ptrView.data();
+    std::fill(ptr, ptr + local_rows_ + 1, std::size_t{0});
+    for (const Partner& p : recv_)
+      for (std::size_t t = 0; t < p.rows.size(); ++t) ptr[p.rows[t] + 1] += p.counts[t];
+    for (std::size_t r = 0; r < local_rows_; ++r) ptr[r + 1] += ptr[r];
+    nnz = ptr[local_rows_];
+    if (!inPlace) {
+      indView = entries_view(noInit, nnz);
+      valView = values_view(noInit, nnz);
+      adviseHugePages(indView.data(), nnz * sizeof(LO));
+      adviseHugePages(valView.data(), nnz * sizeof(double));
+    }
+    // With the G x 1 grid a row of C comes whole from one rank: a partner's consecutive rows are
+    // one run of C's arrays, received there directly (no receive buffer to fault in, no copy of
+    // the values); their columns are renumbered where they land.
+    static_assert(std::is_same<LO, int>::value, "column indices are received as MPI_INT");
+    for (std::size_t s = 0; s < recv_.size(); ++s) {
+      Partner& p = recv_[s];
+      if (p.rank == me_) continue;
+      const std::size_t n = static_cast<std::size_t>(p.entries);
+      if (L_.grid.cols == 1 && oneRun(p.rows) && !inPlace) {
+        in[s].direct = true;
+        in[s].cols = indView.data() + ptr[p.rows.front()];
+        in[s].vals = valView.data() + ptr[p.rows.front()];
+        bigcount::irecv(indView.data() + ptr[p.rows.front()], n, MPI_INT, p.rank, kTagCols, comm_, hreqs);
+        bigcount::irecv(valView.data() + ptr[p.rows.front()], n, MPI_DOUBLE, p.rank, kTagVals, comm_, hreqs);
+        continue;
+      }
+      in[s].colBuf.reset(new int[n]);
+      in[s].valBuf.reset(new double[n]);
       in[s].cols = in[s].colBuf.get();
       in[s].vals = in[s].valBuf.get();
-      bigcount::irecv(in[s].colBuf.get(), static_cast<std::size_t>(p.entries), MPI_INT, p.rank, kTagCols, comm_, hreqs);
-      bigcount::irecv(in[s].valBuf.get(), static_cast<std::size_t>(p.entries), MPI_DOUBLE, p.rank, kTagVals, comm_, hreqs);
+      bigcount::irecv(in[s].colBuf.get(), n, MPI_INT, p.rank, kTagCols, comm_, hreqs);
+      bigcount::irecv(in[s].valBuf.get(), n, MPI_DOUBLE, p.rank, kTagVals, comm_, hreqs);
     }
     waitAll(hreqs);
     waitAll(reqs);
@@ -376,17 +422,6 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
 
   Teuchos::RCP<Teuchos::TimeMonitor> colTimer =
       Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: redistribute out: column map")));
-  // C's final arrays as the Kokkos views Tpetra keeps (setAllValues on views takes them as they
-  // are; its ArrayRCP overload deep-copies all of C once more), left uninitialized: every entry
-  // is written exactly once below.
-  const auto noInit = Kokkos::view_alloc(Kokkos::WithoutInitializing, "Trident: C");
-  row_map_view ptrView(noInit, local_rows_ + 1);
-  std::size_t* const ptr = ptrView.data();
-  std::fill(ptr, ptr + local_rows_ + 1, std::size_t{0});
-  for (const Partner& p : recv_)
-    for (std::size_t t = 0; t < p.rows.size(); ++t) ptr[p.rows[t] + 1] += p.counts[t];
-  for (std::size_t r = 0; r < local_rows_; ++r) ptr[r + 1] += ptr[r];
-  const std::size_t nnz = ptr[local_rows_];
   const bool identityCols = col_perm_.identity();
   auto forEachPosition = [&](auto&& f) {
     for (std::size_t s = 0; s < recv_.size(); ++s) {
@@ -407,14 +442,12 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
   // Place the pieces, each behind the previous ones of its row, columns already as local indices.
   Teuchos::RCP<Teuchos::TimeMonitor> placeTimer =
       Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: redistribute out: place")));
-  entries_view indView = inPlace ? sink->indices(nnz) : entries_view(noInit, nnz);
-  values_view valView = inPlace ? sink->values(nnz) : values_view(noInit, nnz);
+  if (inPlace) {
+    indView = sink->indices(nnz);
+    valView = sink->values(nnz);
+  }
   LO* const ind = indView.data();
   double* const val = valView.data();
-  if (!inPlace) {
-    adviseHugePages(ind, nnz * sizeof(LO));
-    adviseHugePages(val, nnz * sizeof(double));
-  }
   const bool freshC = !(C.isFillComplete() || C.hasColMap());
 
   // A fresh C's rows in local-index order. Every row is in position order per piece; in
@@ -490,7 +523,7 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
             dst[q] = numbering.lid(identityCols ? c : col_perm_.inverse(c));
           }
         }
-        if (!inPlace) std::copy(piece.second, piece.second + n, val + at);
+        if (!inPlace && !in[s].direct) std::copy(piece.second, piece.second + n, val + at);
         if (orderWhilePlacing && !(unchanged && sink->rows_sorted)) orderRow(at, at + static_cast<std::size_t>(n));
         at += static_cast<std::size_t>(n);
         e += n;
