@@ -66,7 +66,9 @@ using Teuchos::rcp;
 
 // The README's main job: what `mpirun -np 4 trident-bench` runs with no --matrix.
 const char* const kDefaultMatrix = "rmat:15:8";
-const char* const kAlgoNames[] = {"tpetra", "summa", "trident", "auto"};
+// "auto-cold": "auto" counting on every call ("trident: auto: remember choice" = false), so the
+// table shows both what a first call and what a repeated call on the same operands costs.
+const char* const kAlgoNames[] = {"tpetra", "summa", "trident", "auto", "auto-cold"};
 
 struct Options {
   std::string matrix;
@@ -390,7 +392,7 @@ int run(int argc, char* argv[]) {
                 "aggregation (greedy tentative prolongator, built in) | muelu (MueLu's smoothed-aggregation P; "
                 "needs the MueLu adapter) for --op=AR and RAP");
   clp.setOption("op", &o.op, "AA (A*A) | AR (A*T, T = tentative prolongator of a greedy aggregation) | RAP (T^T*(A*T))");
-  clp.setOption("algos", &o.algos, "comma-separated subset of tpetra,summa,trident,auto (run in this order; with --check tpetra runs first; auto: the planner's choice)");
+  clp.setOption("algos", &o.algos, "comma-separated subset of tpetra,summa,trident,auto,auto-cold (run in this order; with --check tpetra runs first; auto: the planner's choice, remembered between trials on the same operands; auto-cold: counted on every call)");
   clp.setOption("ranks-per-group", &o.ranks_per_group,
                 "lambda, ranks per group (node); 0 = auto (the MPI_COMM_TYPE_SHARED groups; 2 in the built-in default job)");
   clp.setOption("permute", &o.permute, "none | random (trident: symmetric random permutation)");
@@ -422,7 +424,7 @@ int run(int argc, char* argv[]) {
   if (algos.empty()) errors.push_back("--algos is empty");
   for (auto& a : algos)
     if (std::find(std::begin(kAlgoNames), std::end(kAlgoNames), a) == std::end(kAlgoNames))
-      errors.push_back("--algos: unknown algorithm '" + a + "' (expected tpetra, summa, trident, auto)");
+      errors.push_back("--algos: unknown algorithm '" + a + "' (expected tpetra, summa, trident, auto, auto-cold)");
   for (size_t i = 0; i < algos.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (algos[i] == algos[j]) errors.push_back("--algos lists '" + algos[i] + "' twice");
@@ -462,9 +464,12 @@ int run(int argc, char* argv[]) {
   }
   const std::string name = matrixName(o.matrix);
 
-  auto baseParams = [&](const std::string& algo) {
+  auto baseParams = [&](const std::string& name) {
+    const bool cold = name == "auto-cold";
+    const std::string algo = cold ? "auto" : name;
     auto pl = rcp(new Teuchos::ParameterList("trident-bench"));
     pl->set("trident: algorithm", algo);
+    if (cold) pl->set("trident: auto: remember choice", false);
     if (o.ranks_per_group > 0) pl->set("trident: ranks per group", o.ranks_per_group);
     pl->set("trident: permute", o.permute);
     if (algo == "trident" || algo == "auto") pl->set("trident: grid", o.grid);
@@ -670,9 +675,9 @@ int run(int argc, char* argv[]) {
       }
     }
     r.peak_rss_mb = allMax(peakRssMb());
-    if (algo == "auto")
-      out << "  [auto] chose " << last.max.algorithm << ", predicted " << last.max.predicted_time << " s, measured "
-          << r.time_s << " s\n  [auto] " << last.max.auto_reason << std::endl;
+    if (algo == "auto" || algo == "auto-cold")
+      out << "  [" << algo << "] chose " << last.max.algorithm << ", predicted " << last.max.predicted_time << " s, measured "
+          << r.time_s << " s\n  [" << algo << "] " << last.max.auto_reason << std::endl;
     if (reportIt) results.push_back(r);
   }
 
@@ -692,13 +697,13 @@ int run(int argc, char* argv[]) {
          "Bytes received (Gi: between groups, Li: inside a group). RSS: process peak so far, max over ranks.\n\n";
   {
     std::ostringstream t;
-    t << std::left << std::setw(8) << "algo" << std::right << std::setw(9) << "time_s" << std::setw(8) << "in"
+    t << std::left << std::setw(10) << "algo" << std::right << std::setw(9) << "time_s" << std::setw(8) << "in"
       << std::setw(8) << "gi" << std::setw(8) << "li" << std::setw(8) << "local" << std::setw(8) << "out"
       << std::setw(10) << "Gi max" << std::setw(10) << "Gi total" << std::setw(10) << "Li max" << std::setw(10)
       << "Li total" << std::setw(11) << "nnz(C)" << std::setw(10) << "flops" << std::setw(8) << "RSS MB"
       << std::setw(7) << "check" << "\n";
     for (auto& r : results) {
-      t << std::left << std::setw(8) << r.algo << std::right << std::fixed << std::setprecision(4) << std::setw(9)
+      t << std::left << std::setw(10) << r.algo << std::right << std::fixed << std::setprecision(4) << std::setw(9)
         << r.time_s << std::setprecision(3);
       for (int k = 0; k < 5; ++k) t << std::setw(8) << r.phase[k];
       t << std::setw(10) << (fmtBytes(r.gi_max) + (r.bytes_fallback ? "*" : "")) << std::setw(10)
@@ -777,7 +782,7 @@ int run(int argc, char* argv[]) {
       }
       const double tm = median(wall);
       const auto& m = rs.max.times;
-      out << "  " << std::left << std::setw(8) << r.algo << std::right << std::fixed << std::setprecision(3)
+      out << "  " << std::left << std::setw(10) << r.algo << std::right << std::fixed << std::setprecision(3)
           << " execute " << tm << " s (in " << m.redistribute_in << ", gi " << m.gi_wait << ", li " << m.li_allgather
           << ", local " << m.local_multiply + m.accumulate << ", out " << m.redistribute_out << "), fresh "
           << r.time_s << " s, ratio " << std::setprecision(2) << (r.time_s > 0 ? tm / r.time_s : 0.0)

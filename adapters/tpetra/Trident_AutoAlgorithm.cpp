@@ -165,18 +165,39 @@ std::string reasonOf(const std::vector<planner::Estimate>& est, int best) {
 
 }  // namespace
 
+std::uint64_t rememberContext(const MultiplyOptions& o) {
+  std::uint64_t h = 0x7A11CE5EEDull;
+  for (long long v : {static_cast<long long>(o.ranks_per_group), static_cast<long long>(o.grid),
+                      static_cast<long long>(o.fetch), static_cast<long long>(o.slices), o.permute ? 1LL : 0LL,
+                      static_cast<long long>(o.seed)})
+    h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
+  return h;
+}
+
 AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
-                              CollectiveCheck& check, std::optional<std::size_t> a_zeros) {
+                              CollectiveCheck& check, std::optional<std::size_t> a_zeros,
+                              std::optional<std::uint64_t> remember_context) {
   AutoInputs in;
   const LoadedModel& loaded = modelFromEnvironment();
   check.failIf(!loaded.error.empty(), loaded.error);
   in.model = loaded.model;
-  in.model_slot = check.contribute(fingerprintOf(in.model));
+  const long long modelPrint = fingerprintOf(in.model);
+  in.model_slot = check.contribute(modelPrint);
+  in.a_zeros = a_zeros;
+  // Only fill-complete operands have the arrays a choice is remembered by (others fail the checks).
+  if (remember_context && A.isFillComplete() && B.isFillComplete()) {
+    in.memory_context = (*remember_context ^ static_cast<std::uint64_t>(modelPrint)) * 1099511628211ull +
+                        static_cast<std::uint64_t>(A.getComm()->getSize());
+    in.remembered = findRememberedChoice(A, transposeA, B, transposeB, *in.memory_context, a_zeros);
+  }
+  in.remembered_slot = check.contribute(in.remembered ? static_cast<long long>(in.remembered->algorithm) : -1);
   // Asked only of fill-complete operands (a failure elsewhere is reported instead of this).
   const bool askRows = transposeA && !transposeB && A.isFillComplete() && B.isFillComplete();
   in.rows_slot = check.contribute(askRows && tpetra::locallySame(*A.getRowMap(), *B.getRowMap()) ? 1 : 0);
   tpetra::LocalBoundInputs& b = in.local_bound;
-  if (!transposeA && !transposeB) {
+  // With a remembered choice the bound is not needed; if another rank has none, this rank's
+  // missing bound makes it unusable everywhere and the product is counted (still one answer).
+  if (!transposeA && !transposeB && !in.remembered) {
     Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: bound inputs"));
     b = tpetra::localBoundInputs(A, B, a_zeros);
   }
@@ -198,6 +219,8 @@ void AutoInputs::agree(const CollectiveCheck& check) {
   requireAll(check.same(model_slot),
              "Trident: \"trident: algorithm\" = \"auto\": the machine model (TRIDENT_MACHINE_MODEL) differs between ranks");
   transposed_a_on_b_rows = check.min(rows_slot) == 1;
+  // Every rank found a choice, and the same one.
+  if (!(check.min(remembered_slot) >= 0 && check.same(remembered_slot))) remembered.reset();
   const std::size_t b0 = bound_slot;
   bound.usable = check.min(b0) == 1;
   if (!bound.usable) return;
@@ -230,6 +253,19 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
   Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: choose"));
   int P = 1;
   MPI_Comm_size(comm, &P);
+  if (in.remembered) {
+    const RememberedChoice& r = *in.remembered;
+    stats.auto_chosen = true;
+    stats.predicted_time = r.predicted_time;
+    stats.predicted_gi_bytes_recv = r.predicted_gi_bytes_recv;
+    stats.predicted_li_bytes_recv = r.predicted_li_bytes_recv;
+    // "chose X;" first, as every reason; then that it was not counted this time.
+    const std::size_t head = r.reason.find(';');
+    stats.auto_reason = r.reason.substr(0, head) + "; remembered from an earlier call on the same operands, not counted again;" +
+                        (head == std::string::npos ? std::string() : r.reason.substr(head + 1));
+    if (counted) *counted = false;
+    return r.algorithm;
+  }
   const planner::MachineModel& model = in.model;
   std::string unsettled;  // why the bound did not settle it, appended to the reason
   if (in.bound.usable) {
@@ -308,7 +344,19 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
     t.li_bytes_sent = bytes.li_sent;
     *counted = true;
   }
-  return est[best].algo == "tpetra" ? Algorithm::Tpetra : est[best].algo == "summa" ? Algorithm::Summa : Algorithm::Trident;
+  const Algorithm chosen =
+      est[best].algo == "tpetra" ? Algorithm::Tpetra : est[best].algo == "summa" ? Algorithm::Summa : Algorithm::Trident;
+  // Only counted choices: a bound settles in less than the look-up's hash would cost.
+  if (in.memory_context) {
+    RememberedChoice r;
+    r.algorithm = chosen;
+    r.predicted_time = stats.predicted_time;
+    r.predicted_gi_bytes_recv = stats.predicted_gi_bytes_recv;
+    r.predicted_li_bytes_recv = stats.predicted_li_bytes_recv;
+    r.reason = stats.auto_reason;
+    rememberChoice(A, transposeA, B, transposeB, *in.memory_context, in.a_zeros, r);
+  }
+  return chosen;
 }
 
 }  // namespace MatrixMatrix

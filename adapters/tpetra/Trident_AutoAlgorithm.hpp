@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "Trident_AutoChoiceMemory.hpp"
 #include "Trident_MultiplyOptions.hpp"
 #include "Trident_PlannerInput.hpp"
 #include "Trident_TpetraTypes.hpp"
@@ -47,13 +48,27 @@ struct AutoInputs {
   } bound;
   std::size_t bound_slot = 0;  // first of kBoundSlots
   tpetra::LocalBoundInputs local_bound;  // this rank's, kept for chooseAlgorithm's tighter bound
+  std::optional<std::size_t> a_zeros;
+  // "trident: auto: remember choice" (Trident_AutoChoiceMemory.hpp): memory_context is set when
+  // it is on; remembered is this rank's find, and after agree() only a choice every rank found
+  // alike (then the bound is not computed and nothing is counted).
+  std::optional<std::uint64_t> memory_context;
+  std::optional<RememberedChoice> remembered;
+  std::size_t remembered_slot = 0;
 
   // a_zeros: A's stored zeros, when the caller has counted them (the plan's fingerprint needs them too).
+  // remember_context: the options the choice depends on, hashed (rememberContext), when choices
+  // are to be remembered and reused.
   static AutoInputs gather(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
-                           CollectiveCheck& check, std::optional<std::size_t> a_zeros = std::nullopt);
+                           CollectiveCheck& check, std::optional<std::size_t> a_zeros = std::nullopt,
+                           std::optional<std::uint64_t> remember_context = std::nullopt);
   // After check.run(): the model must be the same on every rank (else InvalidInput everywhere).
   void agree(const CollectiveCheck& check);
 };
+
+// What a choice depends on besides the operands and the machine model: the options that shape
+// the groups, the grid and the slices.
+std::uint64_t rememberContext(const MultiplyOptions& o);
 
 // Collective (one import of B's row lengths and sketches, one allreduce). Returns the chosen
 // algorithm (never Auto) and fills stats' auto_chosen, predicted_* and auto_reason. When it
@@ -62,6 +77,8 @@ struct AutoInputs {
 // set: the plan need not count them again. When it counted A*B (no transposes), row_work
 // (optional) receives each local row of A's multiply-adds, which the plan's balance needs too
 // (it would otherwise import B's row lengths a second time); otherwise it is left empty.
+// A choice agreed from memory (in.remembered) returns at once, with its stats; a counted one is
+// remembered when in.memory_context is set.
 // topology: the groups (formed on first call, collectively), asked only when the bound does not
 // settle the choice: Tpetra's Multiply needs none.
 Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,

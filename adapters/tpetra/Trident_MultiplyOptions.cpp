@@ -74,6 +74,11 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
           "\"tpetra\", or \"auto\" choosing it): exact, but one more import of B's row lengths per product; false "
           "leaves those counters at zero (MultiplyStats::bytes_counted). Trident and SUMMA count theirs for free",
           Teuchos::rcp(new Teuchos::BoolParameterEntryValidator()));
+  pl->set("trident: auto: remember choice", true,
+          "\"trident: algorithm\" = \"auto\": reuse the choice counted for the same operands (same patterns, maps "
+          "and parameters, compared exactly) in an earlier call of this process instead of counting again; false "
+          "counts every call",
+          Teuchos::rcp(new Teuchos::BoolParameterEntryValidator()));
   pl->set("trident: lookahead", 2, "rounds of tiles in flight ahead of the multiply (>= 1)",
           rcp(new Teuchos::EnhancedNumberValidator<int>(1, 1 << 20)));
   return pl;
@@ -130,6 +135,9 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
       o.device = str("trident: device", "host");
       o.lookahead = num("trident: lookahead", 2);
       o.count_bytes = params->isParameter("trident: count bytes") ? params->get<bool>("trident: count bytes") : true;
+      o.remember_auto_choice = params->isParameter("trident: auto: remember choice")
+                                   ? params->get<bool>("trident: auto: remember choice")
+                                   : true;
       const std::string g = str("trident: grid", "auto");
       o.grid = g == "square" ? GridChoice::Square : g == "rows" ? GridChoice::Rows : GridChoice::Auto;
       o.fetch = str("trident: fetch", "needed") == "whole" ? Fetch::Whole : Fetch::Needed;
@@ -147,7 +155,7 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
     if (names[t] == o.local_kernel) kernel = static_cast<int>(t);
   const long long v[] = {o.ranks_per_group, o.lookahead, static_cast<int>(o.algorithm), o.permute ? 1 : 0, o.seed,
                          kernel, static_cast<int>(o.grid), static_cast<int>(o.fetch), static_cast<int>(o.slices),
-                         o.count_bytes ? 1 : 0, o.device == "host" ? 0 : 1};
+                         o.count_bytes ? 1 : 0, o.device == "host" ? 0 : 1, o.remember_auto_choice ? 1 : 0};
   o.slots_ = sizeof(v) / sizeof(v[0]);
   for (std::size_t t = 0; t < o.slots_; ++t) {
     const std::size_t slot = check.contribute(v[t]);

@@ -32,6 +32,9 @@ struct MultiplyOptions {
   SliceChoice slices = SliceChoice::Auto;
   // Count Tpetra's import bytes and multiply-adds when Tpetra's Multiply runs (one more import).
   bool count_bytes = true;
+  // "auto" reuses the choice it counted for the same operands in an earlier call
+  // (Trident_AutoChoiceMemory.hpp).
+  bool remember_auto_choice = true;
   // Everything that is not "trident: ...", passed to Tpetra (fillComplete, Tpetra's Multiply).
   Teuchos::RCP<Teuchos::ParameterList> tpetra_params;
 

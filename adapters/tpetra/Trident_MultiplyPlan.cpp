@@ -335,7 +335,10 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   // (op(A) = A) read them: on MueLu's products the count was a fifth of the bound's pass.
   std::optional<std::size_t> aZeros;
   if (!transposeA && A.isFillComplete() && (p.keep || (chooses && !transposeB))) aZeros = tpetra::storedZeros(A);
-  if (chooses) autoIn = AutoInputs::gather(A, transposeA, B, transposeB, check, aZeros);
+  if (chooses)
+    autoIn = AutoInputs::gather(A, transposeA, B, transposeB, check, aZeros,
+                                p.opt.remember_auto_choice ? std::optional<std::uint64_t>(rememberContext(p.opt))
+                                                           : std::nullopt);
   check.run(p.world);
   p.opt.requireAgreement(check);
   requireInnerDimensions(A, transposeA, B, transposeB);
@@ -355,7 +358,8 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
     autoIn.a_import_serves = p.aImportServes;
     p.opt.algorithm = chooseAlgorithm(A, transposeA, B, transposeB, p.world, [&p]() -> const Topology& { return p.topology(); },
                                       autoIn, p.stats, &p.tpetraCounts, &p.tpetraCounted, &p.autoRowWork);
-    p.autoCountedRows = !transposeA && !transposeB && p.opt.algorithm != Algorithm::Tpetra;
+    // A remembered choice (agreed on every rank) counted nothing this time.
+    p.autoCountedRows = !transposeA && !transposeB && p.opt.algorithm != Algorithm::Tpetra && !autoIn.remembered;
   }
   p.stats.algorithm = toString(p.opt.algorithm);
   MPI_Comm_size(p.world, &p.stats.P);

@@ -2,10 +2,12 @@
 // asked, pattern reuse, parameter pass-through, stats and timers, a usable result; and every bad
 // input failing with a clear exception on every rank (never a hang: ctest's timeout guards it).
 #include <Teuchos_TimeMonitor.hpp>
+#include <cstdlib>
 #include <TpetraExt_MatrixMatrix.hpp>
 #include <Tpetra_Core.hpp>
 #include <Tpetra_Vector.hpp>
 
+#include "Trident_AutoChoiceMemory.hpp"
 #include "Trident_Generators.hpp"
 #include "Trident_MatrixMatrix.hpp"
 #include "common/TestUtils.hpp"
@@ -107,6 +109,51 @@ int main(int argc, char** argv) {
                     s.auto_reason.find("chose " + s.algorithm) == 0,
                 "the default is \"auto\": stats say what was chosen and why", s.algorithm + ": " + s.auto_reason);
     tally.check(sameMatrix(expected, gather(*C), why), "default (auto) multiply == Tpetra", why);
+  }
+  // 6. "auto" remembers a counted choice: the same operands again are not counted and give the
+  // same C; the memory off, or a stored zero written into A's values in place (same arrays, so
+  // only the contents' hash can tell), are counted again.
+  {
+    // This small product is settled by the bound (never remembered): count it, as on a graph.
+    setenv("TRIDENT_AUTO_COUNT", "1", 1);
+    Trident::MatrixMatrix::forgetRememberedChoices();
+    auto run = [&](const crs_matrix_type& X, Teuchos::RCP<Teuchos::ParameterList> p) {
+      auto C = Teuchos::rcp(new crs_matrix_type(X.getRowMap(), 0));
+      Trident::MatrixMatrix::Multiply(X, false, *B, false, *C, true, "remember", p);
+      return std::make_pair(Trident::MatrixMatrix::lastStats(), gather(*C));
+    };
+    auto remembered = [](const Trident::MultiplyStats& s) { return s.auto_reason.find("remembered") != std::string::npos; };
+    const auto first = run(*A, Teuchos::null);
+    const bool wasCounted = first.first.auto_reason.find("bounded") == std::string::npos &&
+                            first.first.auto_reason.find("not worth counting") == std::string::npos;
+    tally.check(wasCounted && !remembered(first.first), "a first call counts", first.first.auto_reason);
+    const auto second = run(*A, Teuchos::null);
+    tally.check(remembered(second.first) && second.first.algorithm == first.first.algorithm &&
+                    second.first.auto_reason.find("chose " + second.first.algorithm) == 0 &&
+                    second.first.predicted_time == first.first.predicted_time,
+                "the same operands again: the choice is remembered", second.first.auto_reason);
+    tally.check(sameMatrix(expected, second.second, why), "remembered choice's C == Tpetra", why);
+    auto off = Teuchos::rcp(new Teuchos::ParameterList);
+    off->set("trident: auto: remember choice", false);
+    tally.check(!remembered(run(*A, off).first), "\"trident: auto: remember choice\" = false counts again");
+    // A stored zero in place: every rank zeroes its first local value.
+    auto Az = Teuchos::rcp(new crs_matrix_type(*A, Teuchos::Copy));
+    const auto entriesBefore = Az->getLocalMatrixHost().graph.entries.data();
+    run(*Az, Teuchos::null);
+    const auto third = run(*Az, Teuchos::null);
+    tally.check(remembered(third.first), "a copy of A, called twice: remembered", third.first.auto_reason);
+    auto values = Az->getLocalMatrixHost().values;
+    if (values.extent(0) > 0) values(0) = 0.0;
+    tally.check(Az->getLocalMatrixHost().graph.entries.data() == entriesBefore, "the zero is written in place");
+    auto Ctz = Teuchos::rcp(new crs_matrix_type(Az->getRowMap(), 0));
+    Tpetra::MatrixMatrix::Multiply(*Az, false, *B, false, *Ctz);
+    const auto zeroed = run(*Az, Teuchos::null);
+    int anyValues = values.extent(0) > 0 ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &anyValues, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    tally.check(anyValues == 1 && !remembered(zeroed.first), "a stored zero written in place: counted again",
+                zeroed.first.auto_reason);
+    tally.check(sameMatrix(gather(*Ctz), zeroed.second, why), "after the zero, C == Tpetra's", why);
+    unsetenv("TRIDENT_AUTO_COUNT");
   }
 
   // Bad input: every rank throws, with a message that names the problem.

@@ -1,0 +1,47 @@
+#pragma once
+// What "auto" chose for operands it has seen before. Counting (an import of B's row lengths and
+// sketches, an estimate of C, an allreduce) is the expensive part of "auto": 1-3 ms per call on
+// products of 5-30 ms on this project's machines, most of it message latency, which no cheaper
+// local pass removes. A code that multiplies the same operands again (time steps that re-form
+// A*B with new values, a solver's set-up run twice, a benchmark's trials) gets the same answer,
+// since the choice depends only on the patterns, the maps, P, the parameters and the machine
+// model: each rank remembers its last few counted choices and reuses one when every rank finds
+// its operands unchanged ("trident: auto: remember choice", default true).
+//
+// Unchanged means the same patterns, compared exactly on the candidate: the graph arrays' data
+// pointers and lengths select it (O(1), so a call on new operands pays nothing), and a hash of
+// their contents, of the row and column maps' global IDs and of A's stored zeros' positions
+// confirms it (O(entries), well under the bound pass every "auto" call runs). Nothing is owned: a
+// freed array whose address is reused by different contents fails the hash. A wrong match could
+// only pick another of the exact algorithms, never change C.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "Trident_MultiplyOptions.hpp"
+#include "Trident_TpetraTypes.hpp"
+
+namespace Trident {
+namespace MatrixMatrix {
+
+struct RememberedChoice {
+  Algorithm algorithm = Algorithm::Auto;
+  double predicted_time = 0;
+  std::uint64_t predicted_gi_bytes_recv = 0, predicted_li_bytes_recv = 0;
+  std::string reason;
+};
+
+// context: everything besides the operands that the choice depends on (P, the parameters that
+// shape the groups and grid, the machine model's fingerprint), hashed by the caller.
+// a_zeros: A's stored zeros when counted (they are skipped by the counts, so their positions matter).
+// Local, no communication: the caller agrees on a hit across ranks.
+std::optional<RememberedChoice> findRememberedChoice(const crs_matrix_type& A, bool transposeA,
+                                                     const crs_matrix_type& B, bool transposeB,
+                                                     std::uint64_t context, std::optional<std::size_t> a_zeros);
+void rememberChoice(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
+                    std::uint64_t context, std::optional<std::size_t> a_zeros, const RememberedChoice& choice);
+// Forgets every remembered choice of this process (tests; a caller that wants cold timings).
+void forgetRememberedChoices();
+
+}  // namespace MatrixMatrix
+}  // namespace Trident
