@@ -184,8 +184,13 @@ AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const c
   const long long modelPrint = fingerprintOf(in.model);
   in.model_slot = check.contribute(modelPrint);
   in.a_zeros = a_zeros;
+  // TRIDENT_AUTO_COUNT=1 counts every product, also those the bound would settle (to fit a machine
+  // model on products where the bound decides) or a remembered choice would. Agreed through the
+  // check's minimum, so a rank without it cannot skip the counting collectives the others run.
+  const char* countAll = std::getenv("TRIDENT_AUTO_COUNT");
+  const bool countEvery = countAll && std::strcmp(countAll, "1") == 0;
   // Only fill-complete operands have the arrays a choice is remembered by (others fail the checks).
-  if (remember_context && A.isFillComplete() && B.isFillComplete()) {
+  if (remember_context && !countEvery && A.isFillComplete() && B.isFillComplete()) {
     in.memory_context = (*remember_context ^ static_cast<std::uint64_t>(modelPrint)) * 1099511628211ull +
                         static_cast<std::uint64_t>(A.getComm()->getSize());
     in.remembered = findRememberedChoice(A, transposeA, B, transposeB, *in.memory_context, a_zeros);
@@ -201,11 +206,7 @@ AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const c
     Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: bound inputs"));
     b = tpetra::localBoundInputs(A, B, a_zeros);
   }
-  // TRIDENT_AUTO_COUNT=1 counts every product, also those the bound would settle (to fit a machine
-  // model on products where the bound decides). Agreed through the check's minimum, so a rank
-  // without it cannot skip the counting collectives the others run.
-  const char* countAll = std::getenv("TRIDENT_AUTO_COUNT");
-  const bool boundAllowed = !(countAll && std::strcmp(countAll, "1") == 0);
+  const bool boundAllowed = !countEvery;
   const long long v[kBoundSlots] = {b.ok && boundAllowed ? 1 : 0,   b.flops_known, b.a_remote_entries, b.remote_columns,
                                     b.b_max_row,    b.a_entries,   b.b_entries,        b.a_entries + b.b_entries,
                                     b.sources,      b.max_sent_to_one, b.c_entries_known,

@@ -22,10 +22,9 @@ using values_view = crs_matrix_type::local_matrix_device_type::values_type;
 
 constexpr int kTagHeader = 7301, kTagCols = 7302, kTagVals = 7303;
 
-// A partner's rows (ascending block rows) that are one run of the block: their entries are one
-// contiguous range of it, sent from where they are.
-// Rows r, r + 1, ... in this order: one run of a block or of C's arrays. (With a row
-// permutation a partner's rows can span a range without ascending through it.)
+// Rows r, r + 1, ... in this order: one run of a block (its entries are then sent from where
+// they are) or of C's arrays (received there). With a row permutation a partner's rows can span
+// a range without ascending through it.
 bool oneRun(const std::vector<std::int64_t>& rows) {
   if (rows.empty()) return false;
   for (std::size_t t = 1; t < rows.size(); ++t)
