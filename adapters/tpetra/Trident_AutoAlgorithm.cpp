@@ -51,6 +51,8 @@ const LoadedModel& modelFromEnvironment() {
 }
 
 constexpr int kBoundSlots = 13;
+// What gather contributes: the model, the remembered choice, the rows question and the bound.
+constexpr int kGatheredSlots = 3 + kBoundSlots;
 
 long long fingerprintOf(const planner::MachineModel& m) {
   static_assert(std::is_trivially_copyable<planner::MachineModel>::value, "the model is hashed as bytes");
@@ -214,6 +216,10 @@ AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const c
   in.bound_slot = check.contribute(v[0]);
   for (int t = 1; t < kBoundSlots; ++t) check.contribute(v[t]);
   return in;
+}
+
+void AutoInputs::holdPlaces(CollectiveCheck& check) {
+  for (int t = 0; t < kGatheredSlots; ++t) check.contribute(0);
 }
 
 void AutoInputs::agree(const CollectiveCheck& check) {

@@ -62,6 +62,10 @@ struct AutoInputs {
   static AutoInputs gather(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
                            CollectiveCheck& check, std::optional<std::size_t> a_zeros = std::nullopt,
                            std::optional<std::uint64_t> remember_context = std::nullopt);
+  // A rank that does not choose contributes as many values as gather would, so that one whose
+  // "trident: algorithm" differs from the others' reaches the parameters' agreement check (and
+  // its clear error) instead of an allreduce of unequal lengths.
+  static void holdPlaces(CollectiveCheck& check);
   // After check.run(): the model must be the same on every rank (else InvalidInput everywhere).
   void agree(const CollectiveCheck& check);
 };

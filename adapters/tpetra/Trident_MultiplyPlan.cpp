@@ -339,6 +339,8 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
     autoIn = AutoInputs::gather(A, transposeA, B, transposeB, check, aZeros,
                                 p.opt.remember_auto_choice ? std::optional<std::uint64_t>(rememberContext(p.opt))
                                                            : std::nullopt);
+  else
+    AutoInputs::holdPlaces(check);
   check.run(p.world);
   p.opt.requireAgreement(check);
   requireInnerDimensions(A, transposeA, B, transposeB);

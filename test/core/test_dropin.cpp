@@ -237,6 +237,12 @@ int main(int argc, char** argv) {
     auto C = freshC();
     Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "", tridentParams(rank() == 0 ? 1 : P));
   });
+  expectInvalidInput(tally, "ranks disagree on the algorithm", "same on every rank", [&] {
+    auto C = freshC();
+    auto p = Teuchos::rcp(new Teuchos::ParameterList);
+    p->set("trident: algorithm", std::string(rank() == 0 ? "auto" : "trident"));
+    Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "", p);
+  });
   // After all those errors the library still works (no state left behind).
   {
     auto C = freshC();
