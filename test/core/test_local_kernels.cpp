@@ -181,6 +181,40 @@ int main(int argc, char** argv) {
       tally.check(same(Trident::referenceMultiply(Aall, Ball), Trident::sumBlocks(std::vector<Trident::Csr>(parts), m, n, sorted), why),
                   "sumBlocks of " + std::to_string(K) + " partial products" + (sorted ? " (sorted)" : ""), why);
   }
+  // The round before the last deferred into the last one's accumulator (RoundAccumulator): the
+  // same bits as forming it as the last addend, with and without a sink. Non-integer values, so
+  // that a different summation order shows.
+  for (int K : {2, 3, 4}) {
+    std::vector<Csr> As, Bs;
+    for (int s = 0; s < K; ++s) {
+      As.push_back(randomCsr(60, 25, 0.3, rng, false));
+      Bs.push_back(randomCsr(25, 70, 0.3, rng, false));
+    }
+    for (const std::string& name : Trident::localKernelNames()) {
+      auto kernel = makeOrSkip(name);
+      if (!kernel) continue;
+      std::vector<Csr> before;
+      for (int s = 0; s + 2 < K; ++s) before.push_back(kernel->multiply(As[s], Bs[s]));
+      std::vector<Csr> formed = before;
+      formed.push_back(kernel->multiply(As[K - 2], Bs[K - 2]));
+      Csr plain = kernel->multiplyAdd(As.back(), Bs.back(), std::move(formed));
+      Csr deferred = kernel->multiplyAddDeferred(As[K - 2], Bs[K - 2], As.back(), Bs.back(), std::vector<Csr>(before));
+      VectorSink sink;
+      Csr rows = kernel->multiplyAddDeferredInto(As[K - 2], Bs[K - 2], As.back(), Bs.back(), std::vector<Csr>(before), sink);
+      Csr joined = rows;
+      joined.col.assign(sink.col(), sink.col() + rows.nnz());
+      joined.val.assign(sink.val(), sink.val() + rows.nnz());
+      if (!kernel->sortsRows()) {
+        plain.sortRows();
+        deferred.sortRows();
+        joined.sortRows();
+      }
+      const bool ok = sink.filled && deferred.rowptr == plain.rowptr && deferred.col == plain.col &&
+                      deferred.val == plain.val && joined.rowptr == plain.rowptr && joined.col == plain.col &&
+                      joined.val == plain.val;
+      tally.check(ok, name + " multiplyAddDeferred(Into) of " + std::to_string(K) + " rounds = multiplyAdd, bit for bit");
+    }
+  }
   // Stacking slices.
   {
     Csr a = randomCsr(7, 9, 0.3, rng, false), b = randomCsr(0, 9, 0.3, rng, false), c = randomCsr(5, 9, 0.3, rng, false);

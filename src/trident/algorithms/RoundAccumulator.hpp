@@ -8,7 +8,9 @@
 // (LocalSpGEMM::numeric): no symbolic work, no partial blocks, no accumulation pass. For a
 // values-only assembly (state->values_only) the block then has rowptr and val but no col: the
 // pattern's are the plan's.
+#include <memory>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "trident/algorithms/Algorithms.hpp"
@@ -42,24 +44,37 @@ class RoundAccumulator {
 
   void add(const Csr& a, const Csr& b) {
     if (has_sum_) throw std::logic_error("Trident: RoundAccumulator got more rounds than it was made for");
-    if (numeric())
+    const int seen = static_cast<int>(partials_.size()) + (deferred_ ? 1 : 0);
+    if (numeric()) {
       kernel_.numeric(a, b, *state_->handle, C_.val);
-    else if (static_cast<int>(partials_.size()) + 1 < rounds_)
+    } else if (seen + 2 == rounds_ && kernel_.fusesDeferred() &&
+               static_cast<std::uint64_t>(a.nnz() + b.nnz()) <= multiplyFlops(a, b)) {
+      // The round before the last: its operands (the transports reuse their buffers, so copied)
+      // are smaller than its product would be; the last round's accumulator sums it
+      // (LocalSpGEMM::multiplyAddDeferred). One round's tiles more are held, as lookahead does.
+      deferred_ = std::make_unique<std::pair<Csr, Csr>>(a, b);
+    } else if (seen + 1 < rounds_) {
       partials_.push_back(kernel_.multiply(a, b));
-    else if (state_ && state_->sink && !state_->keep_pattern) {
+    } else if (state_ && state_->sink && !state_->keep_pattern) {
       // The caller's final arrays take the entries (BlockSink): the block's rows are C's own.
-      summed_ = kernel_.multiplyAddInto(a, b, std::move(partials_), *state_->sink);
-      partials_.clear();
-      has_sum_ = true;
+      summed_ = deferred_ ? kernel_.multiplyAddDeferredInto(deferred_->first, deferred_->second, a, b,
+                                                            std::move(partials_), *state_->sink)
+                          : kernel_.multiplyAddInto(a, b, std::move(partials_), *state_->sink);
+      finishSum();
     } else {  // the last round adds the earlier ones in its accumulator: C is written once
-      summed_ = kernel_.multiplyAdd(a, b, std::move(partials_));
-      partials_.clear();
-      has_sum_ = true;
+      summed_ = deferred_ ? kernel_.multiplyAddDeferred(deferred_->first, deferred_->second, a, b, std::move(partials_))
+                          : kernel_.multiplyAdd(a, b, std::move(partials_));
+      finishSum();
     }
   }
 
   Csr finish() {
     if (numeric()) return std::move(C_);
+    // Fewer rounds than announced (not the algorithms' case): the deferred one is formed apart.
+    if (deferred_) {
+      partials_.push_back(kernel_.multiply(deferred_->first, deferred_->second));
+      deferred_.reset();
+    }
     Csr C = has_sum_ ? std::move(summed_) : sumBlocks(std::move(partials_), nrows_, ncols_, kernel_.sortsRows());
     if (state_ && state_->keep_pattern) {
       if (!state_->handle) state_->handle = kernel_.makeHandle();
@@ -73,7 +88,14 @@ class RoundAccumulator {
   AlgorithmState* state_;
   std::int64_t nrows_, ncols_;
   int rounds_;
+  void finishSum() {
+    partials_.clear();
+    deferred_.reset();
+    has_sum_ = true;
+  }
+
   std::vector<Csr> partials_;
+  std::unique_ptr<std::pair<Csr, Csr>> deferred_;  // the round before the last, not yet multiplied
   Csr summed_;  // the sum of all rounds, once the last one is in
   bool has_sum_ = false;
   Csr C_;

@@ -201,10 +201,19 @@ Csr gustavsonMultiply(const Csr& A, const Csr& B) {
 
 namespace {
 // gustavsonMultiplyAdd's body, writing through `out` (VectorOutput or SinkOutput).
+// A0/B0 (both or neither): a deferred product, summed after the addends (LocalSpGEMM::multiplyAddDeferred).
 template <class Output>
-Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Output&& out) {
+Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Output&& out, const Csr* A0 = nullptr,
+                    const Csr* B0 = nullptr) {
   if (A.ncols != B.nrows) throw std::invalid_argument("gustavson SpGEMM: A.ncols != B.nrows");
+  if (A0 && (A0->ncols != B0->nrows || A0->nrows != A.nrows || B0->ncols != B.ncols))
+    throw std::invalid_argument("gustavson SpGEMM: the deferred product's shape differs from the product's");
   const CompressedColumns cc(B);
+  // Hypersparse B: its accumulator's numbering is not the deferred product's; form it apart.
+  if (A0 && (cc.on || A.nnz() == 0 || B.nnz() == 0)) {
+    addends.push_back(gustavsonMultiply(*A0, *B0));
+    A0 = B0 = nullptr;
+  }
   std::uint64_t bound = multiplyFlops(A, B);
   for (const Csr& p : addends) {
     if (p.nrows != 0 && (p.nrows != A.nrows || p.ncols != B.ncols))
@@ -223,17 +232,31 @@ Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Outp
   // plan's numeric re-execution sums rounds (earlier rounds first, then this round's sum), so a
   // re-executed plan gives bit-identical values.
   std::vector<double> earlier(static_cast<std::size_t>(B.ncols), 0.0);
+  // The deferred product's terms in a dense row of their own, summed from 0 in the order
+  // gustavsonMultiply and numericMultiplyInto sum them: the same bits as its block's entry.
+  std::vector<double> deferred(A0 ? static_cast<std::size_t>(B.ncols) : 0, 0.0);
+  if (A0) bound += multiplyFlops(*A0, *B0);
   auto addEarlier = [&](std::int64_t r, auto& acc) {
     for (const Csr* p : live)
       for (std::int64_t q = p->rowptr[r]; q < p->rowptr[r + 1]; ++q) {
         earlier[p->col[q]] += p->val[q];
         acc.add(p->col[q], 0.0);
       }
+    if (!A0) return;
+    for (std::int64_t p = A0->rowptr[r]; p < A0->rowptr[r + 1]; ++p) {
+      const double a = A0->val[p];
+      const int k = A0->col[p];
+      for (std::int64_t q = B0->rowptr[k]; q < B0->rowptr[k + 1]; ++q) {
+        deferred[B0->col[q]] += a * B0->val[q];
+        acc.add(B0->col[q], 0.0);
+      }
+    }
   };
   const RowFlops flops{A, B};
   auto rowWork = [&](std::int64_t r) {
     std::int64_t w = flops(r);
     for (const Csr* p : live) w += p->rowptr[r + 1] - p->rowptr[r];
+    if (A0) w += RowFlops{*A0, *B0}(r);
     return w;
   };
   auto withEarlier = [&earlier](int c, double v) {
@@ -241,6 +264,13 @@ Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Outp
     earlier[c] = 0.0;
     return sum;
   };
+  auto withDeferred = [&earlier, &deferred](int c, double v) {
+    const double sum = (earlier[c] + deferred[c]) + v;
+    earlier[c] = 0.0;
+    deferred[c] = 0.0;
+    return sum;
+  };
+  if (A0) return accumulateRows(A, B, B.col.data(), B.ncols, bound, out, addEarlier, rowWork, withDeferred);
   return accumulateRows(A, B, B.col.data(), B.ncols, bound, out, addEarlier, rowWork, withEarlier);
 }
 }  // namespace
@@ -251,6 +281,12 @@ Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends)
 
 Csr gustavsonMultiplyAddInto(const Csr& A, const Csr& B, std::vector<Csr>&& addends, BlockSink& sink) {
   return multiplyAddWith(A, B, std::move(addends), SinkOutput{sink});
+}
+
+Csr gustavsonMultiplyAddDeferred(const Csr& A0, const Csr& B0, const Csr& A, const Csr& B, std::vector<Csr>&& addends,
+                                 BlockSink* sink) {
+  if (sink) return multiplyAddWith(A, B, std::move(addends), SinkOutput{*sink}, &A0, &B0);
+  return multiplyAddWith(A, B, std::move(addends), VectorOutput{}, &A0, &B0);
 }
 
 Csr LocalSpGEMM::moveIntoSink(Csr&& C, BlockSink& sink, bool rows_sorted) {
@@ -312,6 +348,15 @@ class GustavsonKernel final : public LocalSpGEMM {
   }
   Csr multiplyAddInto(const Csr& A, const Csr& B, std::vector<Csr>&& addends, BlockSink& sink) override {
     return gustavsonMultiplyAddInto(A, B, std::move(addends), sink);
+  }
+  bool fusesDeferred() const override { return true; }
+  Csr multiplyAddDeferred(const Csr& A0, const Csr& B0, const Csr& A, const Csr& B,
+                          std::vector<Csr>&& addends) override {
+    return gustavsonMultiplyAddDeferred(A0, B0, A, B, std::move(addends), nullptr);
+  }
+  Csr multiplyAddDeferredInto(const Csr& A0, const Csr& B0, const Csr& A, const Csr& B, std::vector<Csr>&& addends,
+                              BlockSink& sink) override {
+    return gustavsonMultiplyAddDeferred(A0, B0, A, B, std::move(addends), &sink);
   }
 };
 }  // namespace

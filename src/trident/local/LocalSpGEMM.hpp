@@ -41,6 +41,23 @@ class LocalSpGEMM {
   virtual Csr multiplyAddInto(const Csr& A, const Csr& B, std::vector<Csr>&& addends, BlockSink& sink) {
     return moveIntoSink(multiplyAdd(A, B, std::move(addends)), sink, sortsRows());
   }
+  // The last round with the one before it deferred (RoundAccumulator): A0 * B0 not formed apart
+  // but summed in A*B's accumulator, after the addends and before A*B's own terms, so the values
+  // are bit-identical to forming it as the last addend (and to a plan's numeric re-execution).
+  // Where C is about as large as its multiply-adds (circuit and power-law squares), the partial
+  // block cost as much to write and read back as the multiply. These defaults do just that;
+  // fusesDeferred() says whether a kernel does better (RoundAccumulator defers only then).
+  virtual bool fusesDeferred() const { return false; }
+  virtual Csr multiplyAddDeferred(const Csr& A0, const Csr& B0, const Csr& A, const Csr& B,
+                                  std::vector<Csr>&& addends) {
+    addends.push_back(multiply(A0, B0));
+    return multiplyAdd(A, B, std::move(addends));
+  }
+  virtual Csr multiplyAddDeferredInto(const Csr& A0, const Csr& B0, const Csr& A, const Csr& B,
+                                      std::vector<Csr>&& addends, BlockSink& sink) {
+    addends.push_back(multiply(A0, B0));
+    return multiplyAddInto(A, B, std::move(addends), sink);
+  }
   // Copies C's entries into sink and returns C without them; rows_sorted: C's rows are sorted.
   static Csr moveIntoSink(Csr&& C, BlockSink& sink, bool rows_sorted);
 
@@ -72,6 +89,9 @@ Csr gustavsonMultiply(const Csr& A, const Csr& B);
 Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends);
 // The same, entries written into sink as the rows are finished (the backend's multiplyAddInto).
 Csr gustavsonMultiplyAddInto(const Csr& A, const Csr& B, std::vector<Csr>&& addends, BlockSink& sink);
+// The same with a deferred product A0 * B0 (LocalSpGEMM::multiplyAddDeferred); sink may be null.
+Csr gustavsonMultiplyAddDeferred(const Csr& A0, const Csr& B0, const Csr& A, const Csr& B, std::vector<Csr>&& addends,
+                                 BlockSink* sink);
 
 // C += A * B on a known structure: C's pattern must contain the product's (a plan's symbolic
 // result); only values are computed. dense is scratch of B.ncols doubles, kept between calls.
