@@ -2,7 +2,9 @@
 // Sums the per-round products A(i,s)*B(s,j) of a rank's block of C. Shared by Trident and SUMMA.
 // First run: each round's product is formed by the local kernel, and the last round's multiply
 // adds the earlier products into its accumulator (LocalSpGEMM::multiplyAdd), so the rounds are
-// summed once, while the last product is formed (sorted rows); a plan's first run then keeps the
+// summed once, while the last product is formed (sorted rows). The round before the last is not
+// even formed where its operands are smaller than its product: the last round's accumulator sums
+// its terms (LocalSpGEMM::multiplyAddDeferred), with the same bits. A plan's first run then keeps the
 // block's pattern in the kernel's handle (LocalSpGEMM::symbolic). With that pattern (same
 // operands' patterns, new values), every round only adds its values into it
 // (LocalSpGEMM::numeric): no symbolic work, no partial blocks, no accumulation pass. For a
