@@ -464,9 +464,9 @@ int run(int argc, char* argv[]) {
   }
   const std::string name = matrixName(o.matrix);
 
-  auto baseParams = [&](const std::string& name) {
-    const bool cold = name == "auto-cold";
-    const std::string algo = cold ? "auto" : name;
+  auto baseParams = [&](const std::string& label) {
+    const bool cold = label == "auto-cold";
+    const std::string algo = cold ? "auto" : label;
     auto pl = rcp(new Teuchos::ParameterList("trident-bench"));
     pl->set("trident: algorithm", algo);
     if (cold) pl->set("trident: auto: remember choice", false);

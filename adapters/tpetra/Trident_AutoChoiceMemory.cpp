@@ -1,6 +1,5 @@
 #include "Trident_AutoChoiceMemory.hpp"
 
-#include <array>
 #include <cstring>
 #include <list>
 #include <mutex>
@@ -71,11 +70,7 @@ std::uint64_t contentsOf(const crs_matrix_type& M, bool zerosMatter, std::option
   h = hashBytes(local.graph.entries.data(), sizeof(LO) * local.graph.entries.extent(0), h);
   h = mapHash(*M.getRowMap(), h);
   h = mapHash(*M.getColMap(), h);
-  if (zerosMatter && (zeros ? *zeros : tpetra::storedZeros(M)) > 0) {
-    for (std::size_t q = 0; q < local.values.extent(0); ++q)
-      if (local.values(q) == 0.0) h = mix(h ^ (q + 0x9E3779B97F4A7C15ull));
-  }
-  return h;
+  return zerosMatter ? mix(h ^ tpetra::storedZerosHash(M, zeros)) : h;
 }
 
 struct Entry {
@@ -83,7 +78,20 @@ struct Entry {
   bool transpose_a = false, transpose_b = false;
   std::uint64_t context = 0, contents = 0;
   RememberedChoice choice;
+  bool sameKey(const Entry& o) const {
+    return a == o.a && b == o.b && transpose_a == o.transpose_a && transpose_b == o.transpose_b && context == o.context;
+  }
 };
+
+Entry keyOf(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB, std::uint64_t context) {
+  Entry e;
+  e.a = identityOf(A);
+  e.b = identityOf(B);
+  e.transpose_a = transposeA;
+  e.transpose_b = transposeB;
+  e.context = context;
+  return e;
+}
 
 std::mutex memoryMutex;
 std::list<Entry>& memory() {
@@ -101,13 +109,11 @@ std::uint64_t contentsOf(const crs_matrix_type& A, bool tA, const crs_matrix_typ
 std::optional<RememberedChoice> findRememberedChoice(const crs_matrix_type& A, bool transposeA,
                                                      const crs_matrix_type& B, bool transposeB,
                                                      std::uint64_t context, std::optional<std::size_t> a_zeros) {
-  const Identity a = identityOf(A), b = identityOf(B);
+  const Entry key = keyOf(A, transposeA, B, transposeB, context);
   std::lock_guard<std::mutex> lock(memoryMutex);
   auto& m = memory();
   for (auto it = m.begin(); it != m.end(); ++it) {
-    if (!(it->a == a && it->b == b && it->transpose_a == transposeA && it->transpose_b == transposeB &&
-          it->context == context))
-      continue;
+    if (!it->sameKey(key)) continue;
     if (it->contents != contentsOf(A, transposeA, B, a_zeros)) {
       m.erase(it);  // the arrays were reused for other operands
       return std::nullopt;
@@ -120,19 +126,13 @@ std::optional<RememberedChoice> findRememberedChoice(const crs_matrix_type& A, b
 
 void rememberChoice(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
                     std::uint64_t context, std::optional<std::size_t> a_zeros, const RememberedChoice& choice) {
-  Entry e;
-  e.a = identityOf(A);
-  e.b = identityOf(B);
-  e.transpose_a = transposeA;
-  e.transpose_b = transposeB;
-  e.context = context;
+  Entry e = keyOf(A, transposeA, B, transposeB, context);
   e.contents = contentsOf(A, transposeA, B, a_zeros);
   e.choice = choice;
   std::lock_guard<std::mutex> lock(memoryMutex);
   auto& m = memory();
   for (auto it = m.begin(); it != m.end(); ++it)
-    if (it->a == e.a && it->b == e.b && it->transpose_a == transposeA && it->transpose_b == transposeB &&
-        it->context == context) {
+    if (it->sameKey(e)) {
       m.erase(it);
       break;
     }

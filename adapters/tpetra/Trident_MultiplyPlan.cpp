@@ -83,21 +83,6 @@ struct PatternFingerprint {
   std::uint64_t zeros = 0;
 };
 
-// zeros: M's stored zeros when the caller has counted them.
-std::uint64_t zerosHash(const crs_matrix_type& M, std::optional<std::size_t> zeros = std::nullopt) {
-  std::uint64_t h = 0x2545F4914F6CDD1Dull;
-  if ((zeros ? *zeros : tpetra::storedZeros(M)) == 0) return h;
-  auto local = M.getLocalMatrixHost();
-  for (std::size_t q = 0; q < local.values.extent(0); ++q)
-    if (local.values(q) == 0.0) {
-      std::uint64_t x = q + 0x9E3779B97F4A7C15ull + h;
-      x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-      x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-      h = x ^ (x >> 31);
-    }
-  return h;
-}
-
 PatternFingerprint fingerprintOf(const crs_matrix_type& M, bool zeros_matter, std::optional<std::size_t> zeros) {
   PatternFingerprint f;
   auto local = M.getLocalMatrixHost();
@@ -105,7 +90,7 @@ PatternFingerprint fingerprintOf(const crs_matrix_type& M, bool zeros_matter, st
   f.col_map = M.getColMap();
   f.rows = local.graph.row_map;
   f.entries = local.graph.entries;
-  if (zeros_matter) f.zeros = zerosHash(M, zeros);
+  if (zeros_matter) f.zeros = tpetra::storedZerosHash(M, zeros);
   return f;
 }
 
@@ -123,7 +108,7 @@ bool samePattern(const crs_matrix_type& M, bool zeros_matter, const PatternFinge
                         (M.getColMap().get() == f.col_map.get() || tpetra::locallySame(*M.getColMap(), *f.col_map));
   if (!sameMaps || !sameContents(local.graph.row_map, f.rows) || !sameContents(local.graph.entries, f.entries))
     return false;
-  return !zeros_matter || zerosHash(M) == f.zeros;
+  return !zeros_matter || tpetra::storedZerosHash(M) == f.zeros;
 }
 
 Teuchos::RCP<const crs_matrix_type> transposeOf(const crs_matrix_type& M) {

@@ -3,6 +3,8 @@
 // must see them. Most matrices have none, and a pass that only counts them is a fraction of one
 // that hashes where they are: callers count first and hash only when there are any.
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -38,6 +40,22 @@ inline std::size_t storedZeros(const crs_matrix_type& M) {
 #endif
   for (; q < n; ++q) zeros += v[q] == 0.0;
   return zeros;
+}
+
+// A hash of where M's stored zeros are (a kept plan's pattern check, auto's remembered choices).
+// zeros: M's stored zeros when the caller has counted them; with none, no pass over the values.
+inline std::uint64_t storedZerosHash(const crs_matrix_type& M, std::optional<std::size_t> zeros = std::nullopt) {
+  std::uint64_t h = 0x2545F4914F6CDD1Dull;
+  if ((zeros ? *zeros : storedZeros(M)) == 0) return h;
+  auto local = M.getLocalMatrixHost();
+  for (std::size_t q = 0; q < local.values.extent(0); ++q)
+    if (local.values(q) == 0.0) {
+      std::uint64_t x = q + 0x9E3779B97F4A7C15ull + h;
+      x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+      x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+      h = x ^ (x >> 31);
+    }
+  return h;
 }
 
 }  // namespace tpetra

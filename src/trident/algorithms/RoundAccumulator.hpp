@@ -44,13 +44,15 @@ class RoundAccumulator {
 
   bool numeric() const { return state_ && state_->handle && state_->handle->has_pattern; }
 
-  void add(const Csr& a, const Csr& b) {
+  // Returns the round's multiply-adds (the caller's stats count them; the deferral needs them too).
+  std::uint64_t add(const Csr& a, const Csr& b) {
     if (has_sum_) throw std::logic_error("Trident: RoundAccumulator got more rounds than it was made for");
+    const std::uint64_t flops = multiplyFlops(a, b);
     const int seen = static_cast<int>(partials_.size()) + (deferred_ ? 1 : 0);
     if (numeric()) {
       kernel_.numeric(a, b, *state_->handle, C_.val);
     } else if (seen + 2 == rounds_ && kernel_.fusesDeferred() &&
-               static_cast<std::uint64_t>(a.nnz() + b.nnz()) <= multiplyFlops(a, b)) {
+               static_cast<std::uint64_t>(a.nnz() + b.nnz()) <= flops) {
       // The round before the last: its operands (the transports reuse their buffers, so copied)
       // are smaller than its product would be; the last round's accumulator sums it
       // (LocalSpGEMM::multiplyAddDeferred). One round's tiles more are held, as lookahead does.
@@ -68,6 +70,7 @@ class RoundAccumulator {
                           : kernel_.multiplyAdd(a, b, std::move(partials_));
       finishSum();
     }
+    return flops;
   }
 
   Csr finish() {

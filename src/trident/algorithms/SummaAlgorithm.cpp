@@ -117,8 +117,7 @@ Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo
     {
       PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
       if (st[s].b_compressed) st[s].a = columnsToRows(st[s].a, st[s].b_rows);
-      stats.local_flops += multiplyFlops(st[s].a, st[s].b);
-      acc.add(st[s].a, st[s].b);
+      stats.local_flops += acc.add(st[s].a, st[s].b);
     }
     st[s] = StageBlocks();
   }

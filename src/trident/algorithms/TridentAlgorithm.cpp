@@ -57,8 +57,7 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
   };
   auto multiply = [&](const Csr& a, const Csr& b) {
     PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
-    stats.local_flops += multiplyFlops(a, b);
-    acc.add(a, b);
+    stats.local_flops += acc.add(a, b);
   };
 
   if (lambda > 1 && opt.li_needed_rows.value_or(opt.fetch_needed_rows)) {
