@@ -67,7 +67,7 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
           "how Trident cuts tiles into slices: \"balanced\" (equal work per rank), \"owners\" (at the rows each "
           "rank holds in Tpetra's 1D distribution: nothing moves in or out and the kernel writes C's final arrays; "
           "needs the rows grid, groups of consecutive ranks and no relabeling), or \"auto\" (default: owners when "
-          "possible and its busiest rank has at most 1.2x the average work, else balanced)",
+          "possible and its busiest rank has at most 2x the average work, else balanced)",
           rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("auto", "balanced", "owners"))));
   pl->set("trident: count bytes", true,
           "count the bytes and multiply-adds of a product that Tpetra's own Multiply does (\"trident: algorithm\" = "

@@ -191,9 +191,18 @@ bool preferRowsGrid(const TileGrid& square, const Triplets& TA, const Triplets& 
 // 0.41 -> 0.27 and 0.39 -> 0.19 at lambda = 4; before C was written in place they saved nothing
 // on one machine. On 4 x 4 emulated nodes at 50 Mbit they took the in phase of ca-CondMat from
 // 0.54 s to 0.36-0.41 s.
+// The bound was 1.2 while balanced slices' C was copied and renumbered into Tpetra's arrays at
+// little cost next to the multiply; measured again once the kernel wrote C's final arrays (P = 4,
+// lambda = 2, both cuts side by side, best of two runs of 5 trials; this bound's measure in
+// brackets), owner slices were as fast or faster up to 2.85: rajat01 (1.35) 0.062 s against 0.091
+// balanced, ca-CondMat (1.43) 0.078 / 0.095, bcsstk13 (1.55) 0.017 / 0.028, hep-th (1.77)
+// 0.014 / 0.017, facebook (1.83) 0.074 / 0.084, email-Enron (2.85) 0.70 / 0.85; ties on cora
+// (1.45) and bcspwr10 (1.45). Balanced cuts move and place every entry of C again (an out phase
+// about as long as the multiply there), which owner slices save; 2 keeps a margin for machines
+// whose kernel is slower next to their copies.
 // Returns empty cuts when they are not taken; throws InvalidInput on every rank when "owners"
 // was asked for and is not possible.
-constexpr double kOwnerImbalance = 1.2;
+constexpr double kOwnerImbalance = 2.0;
 
 SliceCuts ownerCuts(SliceChoice choice, const TileGrid& grid, const Topology& topo, bool permute,
                     const tpetra::MapPositions& rowPos, const tpetra::MapPositions& innerPos,
