@@ -161,7 +161,7 @@ std::string reasonOf(const std::vector<planner::Estimate>& est, int best) {
         << e.flops_max << " madds, " << e.c_max << " C) + entries " << e.t_entries << " (" << e.entries_max
         << ") + links " << e.t_links << " (" << e.gi_bytes_max + e.li_bytes_max << " B, " << e.msgs_max
         << " msgs) + import " << e.t_import << " ("
-        << e.import_rows_max << " rows);";
+        << e.import_rows_max << " rows" << (e.owner_slices ? ", owner slices" : "") << ");";
   return why.str();
 }
 
@@ -323,6 +323,8 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
     mine = tpetra::localCounts(*Ap, *Bp, topo, &bytes, true, in.a_import_serves, work);
     all = planner::reduceCounts(mine, topo.ranks_per_group(), comm);
   }
+  all.owner_slices_possible = !transposeA && !transposeB &&
+                              tpetra::ownerSlicesPossible(topo, in.owner_slices_allowed, in.rows_grid);
   if (cheapTranspose) {
     all.max.flops = all.sum.flops / all.P;
     all.max.max_row_flops = 0;

@@ -35,6 +35,9 @@ struct AutoInputs {
   planner::MachineModel model;
   bool transposed_a_on_b_rows = false;  // after agree(): op(A) = A^T with A's rows laid out as B's
   std::optional<bool> a_import_serves;  // set by the caller when known (Trident_MapSameness.hpp)
+  // Set by the caller from the options: Trident may cut its tiles at the owners' rows (no
+  // relabeling, "trident: slices" not "balanced"), and the G x 1 grid is asked for.
+  bool owner_slices_allowed = false, rows_grid = false;
   std::size_t model_slot = 0, rows_slot = 0;
   // The bound that may settle the choice without counting (A*B, no transposes; chooseAlgorithm):
   // each rank's LocalBoundInputs reduced to the busiest rank's upper and the lightest rank's

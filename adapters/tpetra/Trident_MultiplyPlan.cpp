@@ -20,6 +20,7 @@
 #include <trident/core/Abort.hpp>
 #include <trident/core/Errors.hpp>
 #include <trident/grid/Topology.hpp>
+#include <trident/planner/Estimate.hpp>
 #include <trident/partition/Layout.hpp>
 #include <trident/partition/Permutation.hpp>
 #include <trident/partition/Redistribute.hpp>
@@ -202,7 +203,7 @@ bool preferRowsGrid(const TileGrid& square, const Triplets& TA, const Triplets& 
 // whose kernel is slower next to their copies.
 // Returns empty cuts when they are not taken; throws InvalidInput on every rank when "owners"
 // was asked for and is not possible.
-constexpr double kOwnerImbalance = 2.0;
+constexpr double kOwnerImbalance = planner::kOwnerSliceImbalance;  // shared with auto's estimate
 
 SliceCuts ownerCuts(SliceChoice choice, const TileGrid& grid, const Topology& topo, bool permute,
                     const tpetra::MapPositions& rowPos, const tpetra::MapPositions& innerPos,
@@ -210,16 +211,11 @@ SliceCuts ownerCuts(SliceChoice choice, const TileGrid& grid, const Topology& to
                     bool* b_aligned) {
   *b_aligned = false;
   if (choice == SliceChoice::Balanced) return {};
-  const int P = topo.P(), lambda = topo.ranks_per_group();
+  const int P = topo.P();
   std::string why;
   if (grid.cols != 1) why = "the tiles must span whole rows (\"trident: grid\" = \"rows\")";
   if (permute) why = "the rows must not be relabeled (\"trident: permute\" = \"none\")";
-  for (int g = 0; g < topo.groups() && why.empty(); ++g)
-    for (int t = 0; t < lambda; ++t)
-      if (topo.world_rank_of(g, t) != g * lambda + t) {
-        why = "the groups must be consecutive world ranks";
-        break;
-      }
+  if (why.empty() && !topo.groups_consecutive()) why = "the groups must be consecutive world ranks";
   if (!why.empty()) {
     requireAll(choice != SliceChoice::Owners, "Trident: \"trident: slices\" = \"owners\" is not possible: " + why);
     return {};
@@ -352,6 +348,9 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   if (chooses) {
     autoIn.agree(check);
     autoIn.a_import_serves = p.aImportServes;
+    autoIn.owner_slices_allowed = !p.opt.permute && p.opt.slices != SliceChoice::Balanced;
+    autoIn.rows_grid = p.opt.grid == GridChoice::Rows ||
+                       (p.opt.grid == GridChoice::Auto && p.opt.slices == SliceChoice::Owners);
     p.opt.algorithm = chooseAlgorithm(A, transposeA, B, transposeB, p.world, [&p]() -> const Topology& { return p.topology(); },
                                       autoIn, p.stats, &p.tpetraCounts, &p.tpetraCounted, &p.autoRowWork);
     // A remembered choice (agreed on every rank) counted nothing this time.

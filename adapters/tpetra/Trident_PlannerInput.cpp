@@ -12,6 +12,7 @@
 #include "Trident_MapSameness.hpp"
 #include "Trident_ProductCounts.hpp"
 #include "Trident_StoredZeros.hpp"
+#include <trident/grid/TileGrid.hpp>
 #include <trident/stats/PhaseTimer.hpp>
 #include "Trident_TpetraComm.hpp"
 #include "Trident_TpetraConversion.hpp"
@@ -266,6 +267,7 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
   std::sort(sources.begin(), sources.end());
   sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
   for (int s : sources) (topo.same_group(topo.rank(), s) ? c.tpetra_li_msgs : c.tpetra_gi_msgs) += 1.0;
+  c.work = c.a_entries + c.flops;
   if (row_work) *row_work = std::move(work);
   return c;
 }
@@ -435,6 +437,10 @@ LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_ty
     bound.add(distinct, remote, in);
   }
   return in;
+}
+
+bool ownerSlicesPossible(const Topology& topo, bool allowed, bool rows_grid) {
+  return allowed && (rows_grid || TileGrid::forUnits(topo.groups()).cols == 1) && topo.groups_consecutive();
 }
 
 planner::LocalCounts localCountsTransposedA(const crs_matrix_type& A, const crs_matrix_type& B) {

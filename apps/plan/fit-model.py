@@ -42,10 +42,18 @@ def parse(paths):
                 for a in ALGOS:
                     f = re.search(a + r" [\d.e+-]+ s = fixed [\d.e+-]+ \+ kernel [\d.e+-]+ \(([\d.e+-]+) madds, ([\d.e+-]+) C\) "
                                   r"\+ entries [\d.e+-]+ \(([\d.e+-]+)\) \+ links ([\d.e+-]+) \(([\d.e+-]+) B"
-                                  r"[^;]*\+ import [\d.e+-]+(?: \(([\d.e+-]+) rows\))?", line)
+                                  r"[^;]*\+ import [\d.e+-]+(?: \(([\d.e+-]+) rows(, owner slices)?\))?", line)
                     # A product the bound settled has no counts (rerun with TRIDENT_AUTO_COUNT=1).
                     if f:
-                        feats[a] = tuple(float(x or 0) for x in f.groups())
+                        g = f.groups()
+                        # Trident with owner slices: its C entries are a feature of their own
+                        # (trident_owner_c_cost), appended as the seventh.
+                        owner = a == "trident" and g[6] is not None
+                        v = [float(x or 0) for x in g[:6]]
+                        c = v[1]
+                        if owner:
+                            v[1] = 0.0
+                        feats[a] = tuple(v + ([c if owner else 0.0] if a == "trident" else []))
                 if len(feats) < len(ALGOS):
                     feats = None
                 continue
@@ -102,6 +110,17 @@ def fit(X, y):
     return best[1]
 
 
+def features(a, f):
+    """The fitted columns of algorithm a: 1 (overhead), multiply-adds, C, entries; Tpetra's import
+    bytes and rows; Trident's C with owner slices."""
+    x = [1.0, f[a][0], f[a][1], f[a][2]]
+    if a == "tpetra":
+        x += list(f[a][4:6])
+    if a == "trident":
+        x.append(f[a][6])
+    return x
+
+
 def main():
     rows = parse(sys.argv[1:])
     if not rows:
@@ -110,7 +129,7 @@ def main():
     for a in ALGOS:
         # Tpetra: also a cost per byte and per row it imports (its import set-up), the model's
         # tpetra_import_cost and tpetra_import_row_cost (logs older than the row count give 0 rows).
-        X = [[1.0, f[a][0], f[a][1], f[a][2]] + (list(f[a][4:6]) if a == "tpetra" else []) for _, f, m in rows if a in m]
+        X = [features(a, f) for _, f, m in rows if a in m]
         y = [max(m[a], 1e-6) - f[a][3] for _, f, m in rows if a in m]
         w = fit(X, y)
         model[a] = w
@@ -121,10 +140,12 @@ def main():
         if a == "tpetra":
             print("tpetra_import_cost = %.4g" % max(w[4], 1e-12))
             print("tpetra_import_row_cost = %.4g" % max(w[5], 1e-12))
+        if a == "trident" and any(f[a][6] > 0 for _, f, m in rows if a in m):
+            print("trident_owner_c_cost = %.4g" % max(w[4], 1e-12))
     print("\n# matrix: measured s (predicted/measured) per algorithm; fastest measured; fitted choice")
     hits = 0
     for name, f, m in rows:
-        pred = {a: sum(w * x for w, x in zip(model[a], (1.0,) + f[a][:3] + f[a][4:])) + f[a][3] for a in ALGOS}
+        pred = {a: sum(w * x for w, x in zip(model[a], features(a, f))) + f[a][3] for a in ALGOS}
         fastest = min(ALGOS, key=lambda a: m[a])
         choice = min(ALGOS, key=lambda a: pred[a])
         ok = m[choice] <= 1.1 * m[fastest]

@@ -88,7 +88,8 @@ int main(int argc, char** argv) {
   run();
   const Trident::MultiplyStats s = Trident::MatrixMatrix::lastStats();
   const auto topo = Trident::cachedTopology(world(), lam);
-  const pl::GlobalCounts all = pl::reduceCounts(Trident::tpetra::localCounts(*A, *A, *topo), lam, world());
+  pl::GlobalCounts all = pl::reduceCounts(Trident::tpetra::localCounts(*A, *A, *topo), lam, world());
+  all.owner_slices_possible = Trident::tpetra::ownerSlicesPossible(*topo, true, false);  // the defaults
   const std::vector<pl::Estimate> est = pl::estimateAll(all, back);
   int best = 0;
   for (int a = 1; a < 3; ++a)

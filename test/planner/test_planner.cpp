@@ -151,7 +151,9 @@ int main(int argc, char** argv) {
                     what + ": local counts = the exact planner's Tpetra counts",
                     "flops " + std::to_string(mine.flops) + " vs " + std::to_string(tp.flops[me]) + ", Gi " +
                         std::to_string(mine.tpetra_gi_bytes) + " vs " + std::to_string(tp.gi_recv[me]));
-        const pl::GlobalCounts all = pl::reduceCounts(mine, lam, world());
+        pl::GlobalCounts all = pl::reduceCounts(mine, lam, world());
+        // The drop-in's defaults: no relabeling, slices and grid "auto".
+        all.owner_slices_possible = Trident::tpetra::ownerSlicesPossible(*topo, true, false);
         const std::vector<pl::Estimate> est = pl::estimateAll(all, pl::MachineModel());
         int best = 0;
         for (int a = 1; a < 3; ++a)

@@ -34,6 +34,12 @@ class Topology {
   int group_of(int world_rank) const { return group_of_[world_rank]; }
   int world_rank_of(int group, int k) const { return world_of_[group * lambda_ + k]; }
   bool same_group(int world_a, int world_b) const { return group_of_[world_a] == group_of_[world_b]; }
+  // Group g is world ranks g * lambda .. g * lambda + lambda - 1, in order (what owner slices need).
+  bool groups_consecutive() const {
+    for (std::size_t w = 0; w < world_of_.size(); ++w)
+      if (world_of_[w] != static_cast<int>(w)) return false;
+    return true;
+  }
   // The ranks_per_group it was built for (0 or less: the node), the key of cachedTopology.
   int requested_ranks_per_group() const { return requested_; }
 

@@ -10,7 +10,10 @@
 //   trident  work balanced over the P ranks (its slices are cut by work), bounded below by the
 //            heaviest row; the entries of A and B moved into tiles; Gi/Li bytes approximated
 //            by Tpetra's import volume at 12 B instead of 20 B per entry (needed-row fetches
-//            move about the rows a 1D import would, once per group);
+//            move about the rows a 1D import would, once per group). Where its slices will be
+//            the 1D owners' rows (GlobalCounts::owner_slices_possible and the busiest rank's
+//            work within kOwnerSliceImbalance of the average), the 1D rows' own multiply-adds
+//            and C at the model's trident_owner_c_cost (the kernel writes C's final arrays);
 //   summa    work balanced likewise (2D tiles), entries moved in, and each rank receiving its
 //            grid row's A tiles and grid column's B tiles (12 B per entry, 8 B per row).
 //
@@ -23,7 +26,7 @@
 //
 // No pattern is gathered anywhere: O(local entries) work, the imports of B's row lengths and
 // sketches onto A's remote columns (what Tpetra's own Multiply imports anyway, and less), and
-// one allreduce of 20 numbers. The exact planner (Planner.hpp, trident-plan) stays the reference for bytes; docs/benchmarks.md
+// one allreduce of these numbers (their sums and maxima). The exact planner (Planner.hpp, trident-plan) stays the reference for bytes; docs/benchmarks.md
 // gives how far this estimate is from it.
 #include <mpi.h>
 
@@ -35,6 +38,11 @@ namespace planner {
 
 struct MachineModel;
 
+// "trident: slices" = "auto" takes the 1D owners' rows as Trident's slices while the busiest
+// rank's work (entries + multiply-adds of its rows of op(A)) is at most this times the average
+// (measured in Trident_MultiplyPlan.cpp's ownerCuts, which applies it).
+constexpr double kOwnerSliceImbalance = 2.0;
+
 // One rank's counts, from its own rows.
 struct LocalCounts {
   double a_rows = 0, a_entries = 0, b_entries = 0;
@@ -45,12 +53,16 @@ struct LocalCounts {
   double tpetra_gi_bytes = 0, tpetra_li_bytes = 0;  // Tpetra's import of remote B rows, received
   double tpetra_gi_msgs = 0, tpetra_li_msgs = 0;    // ranks that import comes from
   double tpetra_import_rows = 0;                     // rows of B that import brings
+  double work = 0;  // a_entries + flops: what owner slices are judged by
 };
 
 // The counts summed and maximized over the ranks; the same on every rank.
 struct GlobalCounts {
   int P = 1, lambda = 1;
   LocalCounts sum, max;
+  // Set by the caller: Trident's tiles would be cut at the owners' rows if balance allows (the
+  // G x 1 grid, groups of consecutive ranks, no relabeling, "trident: slices" not "balanced").
+  bool owner_slices_possible = false;
 };
 
 // Collective over comm: one MPI_Allreduce.
@@ -64,6 +76,7 @@ struct Estimate {
   double entries_max = 0;    // entries of A and B it handles (moves into tiles / sets up)
   double gi_bytes_max = 0, li_bytes_max = 0, msgs_max = 0;
   double import_rows_max = 0;  // tpetra: rows of B its import brings (the import's per-row cost)
+  bool owner_slices = false;   // trident: its slices are the 1D owners' rows
   // The model's terms (s), so that stats can say why.
   double t_fixed = 0, t_kernel = 0, t_entries = 0, t_links = 0, t_import = 0, time_s = 0;
 };

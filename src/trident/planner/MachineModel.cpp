@@ -25,6 +25,8 @@ const std::map<std::string, std::pair<Field, const char*>>& fields() {
       {"summa_entry_cost", {&MachineModel::summa_entry_cost, "s per entry of A and B moved into SUMMA's blocks"}},
       {"tpetra_entry_cost", {&MachineModel::tpetra_entry_cost, "s per entry of A and B held, Tpetra's multiply"}},
       {"trident_c_cost", {&MachineModel::trident_c_cost, "s per entry of C produced, Trident"}},
+      {"trident_owner_c_cost",
+       {&MachineModel::trident_owner_c_cost, "s per entry of C produced, Trident with owner slices"}},
       {"summa_c_cost", {&MachineModel::summa_c_cost, "s per entry of C produced, SUMMA"}},
       {"tpetra_c_cost", {&MachineModel::tpetra_c_cost, "s per entry of C produced, Tpetra's multiply"}},
       {"tpetra_import_cost", {&MachineModel::tpetra_import_cost, "s per byte Tpetra's multiply imports (set-up, packing)"}},

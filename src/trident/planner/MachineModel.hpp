@@ -45,6 +45,12 @@ struct MachineModel {
   double summa_entry_cost = 1.3e-7;    // the same for SUMMA's blocks
   double tpetra_entry_cost = 1.0e-12;   // s per entry of A and B a rank holds, in Tpetra's Multiply (fit: 0)
   double trident_c_cost = 3.9e-8;       // s per entry of C (kernel output, assembly, fill-complete), Trident
+  // The same with owner slices (the kernel writes C's final arrays, nothing is moved or placed):
+  // not in the fit above; set to the ratios measured with both cuts side by side (P = 4, lambda =
+  // 2, docs/benchmarks.md, eleventh session): owners / balanced time 0.63-0.72 on as-caida, whose
+  // time is C's and whose owner cuts are balanced (1.02), and 0.81-0.85 on ca-CondMat and
+  // bcsstk13, whose owner cuts carry 1.43x and 1.55x the average work: about 0.6x per entry.
+  double trident_owner_c_cost = 2.3e-8;
   double summa_c_cost = 4.9e-8;         // the same, SUMMA
   double tpetra_c_cost = 4.1e-8;        // the same, Tpetra's Multiply
   double tpetra_import_cost = 5.5e-9;   // s per byte of Tpetra's import of remote B rows (packing)
