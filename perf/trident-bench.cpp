@@ -81,6 +81,7 @@ struct Options {
   std::string slices = "auto";  // "trident: slices" (the drop-in's default)
   std::string local_kernel = "gustavson";
   int trials = 3;
+  bool interleave = false;  // trial by trial across algorithms instead of algorithm by algorithm
   bool plan_reuse = false;
   bool check = false;
   std::string csv;
@@ -399,6 +400,9 @@ int run(int argc, char* argv[]) {
   clp.setOption("grid", &o.grid, "auto | square | rows (Trident's coarse grid of groups; see \"trident: grid\")");
   clp.setOption("slices", &o.slices, "auto | balanced | owners (how Trident cuts tiles into slices; see \"trident: slices\")");
   clp.setOption("trials", &o.trials, "timed trials per algorithm (plus one untimed warm-up)");
+  clp.setOption("interleave", "no-interleave", &o.interleave,
+                "run trial t of every algorithm before trial t+1 of any (fairer ratios under a drifting load; "
+                "the RSS column is then the peak over all algorithms)");
   clp.setOption("check", "no-check", &o.check,
                 "compare every algorithm's C with tpetra's (structure, values to 1e-12 relative); exit 1 on mismatch");
   clp.setOption("local-kernel", &o.local_kernel, "gustavson | kokkoskernels | reference (\"trident: local kernel\")");
@@ -566,54 +570,77 @@ int run(int argc, char* argv[]) {
   long long totalMismatches = 0;
   std::vector<int> groups;
 
-  for (const std::string& algo : runList) {
-    const bool reportIt = std::find(algos.begin(), algos.end(), algo) != algos.end();
-    auto params = baseParams(algo);
-    auto timer = Teuchos::TimeMonitor::getNewCounter("trident-bench: " + algo + " " + o.op);
+  // One runner per algorithm: its parameters, timer and the per-trial values its Result is made of.
+  struct Runner {
+    std::string algo;
+    RCP<Teuchos::ParameterList> params;
+    RCP<Teuchos::Time> timer;
     std::vector<double> wall, ph[6];
     std::vector<std::uint64_t> giMax, giTot, liMax, liTot, flops, flopsMax;
     Trident::ReducedStats last;
     RCP<crs_matrix_type> C, intermediate;
-    for (int t = 0; t <= o.trials; ++t) {
-      C = Teuchos::null;
-      intermediate = Teuchos::null;
-      Trident::MultiplyStats st;
-      MPI_Barrier(MPI_COMM_WORLD);
-      const double t0 = MPI_Wtime();
-      try {
-        Teuchos::TimeMonitor tm(*timer);
-        C = runOp(pb, o.op, params, st, &intermediate);
-      } catch (const std::exception& e) {
-        std::cerr << "trident-bench: rank " << rank << ": " << algo << " multiply failed: " << e.what() << std::endl;
-        MPI_Abort(MPI_COMM_WORLD, 2);
-      }
-      // The library's own wall time of the multiply(ies): for "tpetra" it leaves out the byte
-      // accounting the drop-in does after Tpetra's Multiply returns.
-      const double mine = st.times.total > 0 ? st.times.total : MPI_Wtime() - t0;
-      const double w = allMax(mine);
-      if (w > 2.0)
-        out << "  [" << algo << "] " << (t == 0 ? std::string("warm-up") : "trial " + std::to_string(t) + "/" +
-                                                                               std::to_string(o.trials))
-            << ": " << std::fixed << std::setprecision(2) << w << " s" << std::defaultfloat << std::endl;
-      last = Trident::reduceStats(st, MPI_COMM_WORLD);
-      if (t == 0) continue;  // warm-up
-      wall.push_back(w);
-      const auto& m = last.max.times;
-      ph[0].push_back(m.redistribute_in);
-      ph[1].push_back(m.gi_wait);
-      ph[2].push_back(m.li_allgather);
-      // "local": the local SpGEMM kernels plus accumulating the partial products; each term is a
-      // max over ranks (reduceStats), so the sum bounds the max of the sum from above.
-      ph[3].push_back(m.local_multiply + m.accumulate);
-      ph[4].push_back(m.redistribute_out);
-      ph[5].push_back(m.total);
-      giMax.push_back(last.max.gi_bytes_recv);
-      giTot.push_back(last.total.gi_bytes_recv);
-      liMax.push_back(last.max.li_bytes_recv);
-      liTot.push_back(last.total.li_bytes_recv);
-      flops.push_back(last.total.local_flops);
-      flopsMax.push_back(last.max.local_flops);
+  };
+  std::vector<Runner> runners;
+  for (const std::string& algo : runList) {
+    Runner rn;
+    rn.algo = algo;
+    rn.params = baseParams(algo);
+    rn.timer = Teuchos::TimeMonitor::getNewCounter("trident-bench: " + algo + " " + o.op);
+    runners.push_back(std::move(rn));
+  }
+  // Trial t of one algorithm (t = 0: the untimed warm-up).
+  auto runTrial = [&](Runner& rn, int t) {
+    const std::string& algo = rn.algo;
+    rn.C = Teuchos::null;
+    rn.intermediate = Teuchos::null;
+    Trident::MultiplyStats st;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    try {
+      Teuchos::TimeMonitor tm(*rn.timer);
+      rn.C = runOp(pb, o.op, rn.params, st, &rn.intermediate);
+    } catch (const std::exception& e) {
+      std::cerr << "trident-bench: rank " << rank << ": " << algo << " multiply failed: " << e.what() << std::endl;
+      MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    // The library's own wall time of the multiply(ies): for "tpetra" it leaves out the byte
+    // accounting the drop-in does after Tpetra's Multiply returns.
+    const double mine = st.times.total > 0 ? st.times.total : MPI_Wtime() - t0;
+    const double w = allMax(mine);
+    if (w > 2.0)
+      out << "  [" << algo << "] " << (t == 0 ? std::string("warm-up") : "trial " + std::to_string(t) + "/" +
+                                                                             std::to_string(o.trials))
+          << ": " << std::fixed << std::setprecision(2) << w << " s" << std::defaultfloat << std::endl;
+    rn.last = Trident::reduceStats(st, MPI_COMM_WORLD);
+    if (t == 0) return;  // warm-up
+    rn.wall.push_back(w);
+    const auto& m = rn.last.max.times;
+    rn.ph[0].push_back(m.redistribute_in);
+    rn.ph[1].push_back(m.gi_wait);
+    rn.ph[2].push_back(m.li_allgather);
+    // "local": the local SpGEMM kernels plus accumulating the partial products; each term is a
+    // max over ranks (reduceStats), so the sum bounds the max of the sum from above.
+    rn.ph[3].push_back(m.local_multiply + m.accumulate);
+    rn.ph[4].push_back(m.redistribute_out);
+    rn.ph[5].push_back(m.total);
+    rn.giMax.push_back(rn.last.max.gi_bytes_recv);
+    rn.giTot.push_back(rn.last.total.gi_bytes_recv);
+    rn.liMax.push_back(rn.last.max.li_bytes_recv);
+    rn.liTot.push_back(rn.last.total.li_bytes_recv);
+    rn.flops.push_back(rn.last.total.local_flops);
+    rn.flopsMax.push_back(rn.last.max.local_flops);
+  };
+  // An algorithm's Result from its trials (collective: reductions, the --check comparison).
+  auto finish = [&](Runner& rn) {
+    const std::string& algo = rn.algo;
+    const bool reportIt = std::find(algos.begin(), algos.end(), algo) != algos.end();
+    std::vector<double>& wall = rn.wall;
+    std::vector<double>* ph = rn.ph;
+    std::vector<std::uint64_t>&giMax = rn.giMax, &giTot = rn.giTot, &liMax = rn.liMax, &liTot = rn.liTot,
+    &flops = rn.flops, &flopsMax = rn.flopsMax;
+    const Trident::ReducedStats& last = rn.last;
+    RCP<crs_matrix_type>& C = rn.C;
+    RCP<crs_matrix_type>& intermediate = rn.intermediate;
 
     Result r;
     r.algo = algo;
@@ -679,6 +706,24 @@ int run(int argc, char* argv[]) {
       out << "  [" << algo << "] chose " << last.max.algorithm << ", predicted " << last.max.predicted_time << " s, measured "
           << r.time_s << " s\n  [" << algo << "] " << last.max.auto_reason << std::endl;
     if (reportIt) results.push_back(r);
+    if (!o.check || algo != "tpetra") {  // the reference stays for the others' checks
+      C = Teuchos::null;
+      intermediate = Teuchos::null;
+    }
+  };
+  if (o.interleave) {
+    // Trial by trial, every algorithm in turn: a load that drifts during the run (other jobs on a
+    // shared machine) falls on all of them alike, so their ratios are fairer than block by block.
+    for (int t = 0; t <= o.trials; ++t)
+      for (Runner& rn : runners) runTrial(rn, t);
+    for (Runner& rn : runners) finish(rn);
+  } else {
+    // Algorithm by algorithm, each finished (and its C released) before the next starts: its RSS
+    // column is then the peak up to its own run.
+    for (Runner& rn : runners) {
+      for (int t = 0; t <= o.trials; ++t) runTrial(rn, t);
+      finish(rn);
+    }
   }
 
   // ---- report ----------------------------------------------------------------------------------
