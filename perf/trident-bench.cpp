@@ -634,26 +634,22 @@ int run(int argc, char* argv[]) {
   auto finish = [&](Runner& rn) {
     const std::string& algo = rn.algo;
     const bool reportIt = std::find(algos.begin(), algos.end(), algo) != algos.end();
-    std::vector<double>& wall = rn.wall;
-    std::vector<double>* ph = rn.ph;
-    std::vector<std::uint64_t>&giMax = rn.giMax, &giTot = rn.giTot, &liMax = rn.liMax, &liTot = rn.liTot,
-    &flops = rn.flops, &flopsMax = rn.flopsMax;
     const Trident::ReducedStats& last = rn.last;
     RCP<crs_matrix_type>& C = rn.C;
     RCP<crs_matrix_type>& intermediate = rn.intermediate;
 
     Result r;
     r.algo = algo;
-    r.time_s = median(wall);
-    for (int k = 0; k < 6; ++k) r.phase[k] = median(ph[k]);
-    r.gi_max = medianU(giMax);
-    r.gi_total = medianU(giTot);
+    r.time_s = median(rn.wall);
+    for (int k = 0; k < 6; ++k) r.phase[k] = median(rn.ph[k]);
+    r.gi_max = medianU(rn.giMax);
+    r.gi_total = medianU(rn.giTot);
     r.redist_gi_total = last.total.redistribute_gi_bytes;
     r.redist_li_total = last.total.redistribute_li_bytes;
-    r.li_max = medianU(liMax);
-    r.li_total = medianU(liTot);
-    r.flops = medianU(flops);
-    r.flops_max = medianU(flopsMax);
+    r.li_max = medianU(rn.liMax);
+    r.li_total = medianU(rn.liTot);
+    r.flops = medianU(rn.flops);
+    r.flops_max = medianU(rn.flopsMax);
     r.nnz_c = globalNnz(*C);
     r.ranks_per_group = last.max.ranks_per_group > 0 ? last.max.ranks_per_group : o.ranks_per_group;
     r.grid_rows = last.max.grid_rows;

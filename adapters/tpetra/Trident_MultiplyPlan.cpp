@@ -186,7 +186,7 @@ bool preferRowsGrid(const TileGrid& square, const Triplets& TA, const Triplets& 
 // (on a Gi-bound cluster those redistributions were world all-to-alls), and each rank's block is
 // its rows of C, so the kernel writes C's final arrays (BlockSink) and nothing is copied out. The
 // price is balance: the 1D rows carry uneven work, so "auto" (the default) takes these cuts only
-// when the busiest rank's work (entries + multiply-adds of its rows) is at most kOwnerImbalance
+// when the busiest rank's work (entries + multiply-adds of its rows) is at most that bound
 // times the average. Measured (docs/benchmarks.md, P = 4 on one machine, Trident / Tpetra with
 // balanced -> owner slices): as-caida 0.61 -> 0.39 and email-Enron 0.66 -> 0.33 at lambda = 2,
 // 0.41 -> 0.27 and 0.39 -> 0.19 at lambda = 4; before C was written in place they saved nothing
@@ -200,10 +200,10 @@ bool preferRowsGrid(const TileGrid& square, const Triplets& TA, const Triplets& 
 // 0.014 / 0.017, facebook (1.83) 0.074 / 0.084, email-Enron (2.85) 0.70 / 0.85; ties on cora
 // (1.45) and bcspwr10 (1.45). Balanced cuts move and place every entry of C again (an out phase
 // about as long as the multiply there), which owner slices save; 2 keeps a margin for machines
-// whose kernel is slower next to their copies.
+// whose kernel is slower next to their copies. The bound is planner::kOwnerSliceImbalance, which
+// auto's estimate applies too.
 // Returns empty cuts when they are not taken; throws InvalidInput on every rank when "owners"
 // was asked for and is not possible.
-constexpr double kOwnerImbalance = planner::kOwnerSliceImbalance;  // shared with auto's estimate
 
 SliceCuts ownerCuts(SliceChoice choice, const TileGrid& grid, const Topology& topo, bool permute,
                     const tpetra::MapPositions& rowPos, const tpetra::MapPositions& innerPos,
@@ -231,7 +231,7 @@ SliceCuts ownerCuts(SliceChoice choice, const TileGrid& grid, const Topology& to
   double sums[2] = {work, mine ? 0.0 : 1.0};  // total work, ranks whose B rows are not aligned
   MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
   const double avg = sums[0] / P;
-  if (choice == SliceChoice::Auto && maxWork > kOwnerImbalance * avg) return {};
+  if (choice == SliceChoice::Auto && maxWork > planner::kOwnerSliceImbalance * avg) return {};
   SliceCuts cuts;
   cuts.a.resize(P + 1);
   for (int r = 0; r <= P; ++r) cuts.a[r] = rowPos.begin(r);

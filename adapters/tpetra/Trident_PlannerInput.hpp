@@ -46,13 +46,13 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
 // all local. What is not known without the transpose is left as an estimate: every rank is given
 // the average (flops, entries) and no import (Tpetra's product with a transposed A imports the
 // transpose's rows; not counted). Not collective.
+planner::LocalCounts localCountsTransposedA(const crs_matrix_type& A, const crs_matrix_type& B);
+
 // Whether Trident would cut its tiles at the 1D owners' rows when balance allows
 // (planner::GlobalCounts::owner_slices_possible), as the plan's ownerCuts decides: allowed by the
 // options (no relabeling, "trident: slices" not "balanced"), the G x 1 grid (asked for by
 // `rows_grid`, or the only grid the groups make) and groups of consecutive world ranks.
 bool ownerSlicesPossible(const Topology& topo, bool allowed, bool rows_grid);
-
-planner::LocalCounts localCountsTransposedA(const crs_matrix_type& A, const crs_matrix_type& B);
 
 // What a rank knows of A*B (no transposes) without any communication, when B's rows are laid out
 // as A's domain here (ok): the multiply-adds of A's entries at columns it owns (exact; stored
