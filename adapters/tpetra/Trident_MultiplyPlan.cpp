@@ -571,6 +571,15 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   // Decided before the multiply: a values-only run needs no column indices in its block.
   const bool valuesOnly = p.keep && p.assembly->canAssembleValues(C);
   p.state.values_only = valuesOnly;
+  // This rank's block is its rows of C (owner slices): the numeric step writes C's values itself.
+  p.state.values_into = {};
+  if (valuesOnly && p.assembly->valuesStraightIntoC(C)) {
+    if (C.isFillComplete()) C.resumeFill();
+    auto values = C.getLocalMatrixHost().values;
+    p.state.values_into.values = values.data();
+    p.state.values_into.size = values.extent(0);
+    p.state.values_into.cols = p.assembly->straightColumns();
+  }
   AlgorithmOptions aopt;
   aopt.local_kernel = p.opt.local_kernel;
   aopt.device = p.opt.device;
@@ -587,6 +596,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   });
   oneShotTiles = OwnedTiles();
   p.state.sink = nullptr;
+  p.state.values_into = {};
 
   {
     PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");

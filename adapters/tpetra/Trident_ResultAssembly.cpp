@@ -555,17 +555,22 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
                                       domainMap->getIndexBase(), domainMap->getComm()));
   C.replaceColMap(colMap_);
   C.setAllValues(ptrView, indView, valView);
-  if (keep) {
-    landing_.clear();
+  landing_.clear();
+  straight_cols_.clear();
+  straight_ = keep && in_place_;
+  if (straight_) {
+    // The block is this rank's rows of C in C's order: later values-only runs write C's values
+    // themselves (valuesStraightIntoC), given the block's columns in C's order within each row.
     if (!origin.empty()) {
-      landing_.resize(nnz);
-      for (std::size_t q = 0; q < nnz; ++q) landing_[origin[q]] = static_cast<std::int64_t>(q);
+      straight_cols_.resize(nnz);
+      for (std::size_t q = 0; q < nnz; ++q) straight_cols_[q] = blockCol[origin[q]];
     }
-    nnz_ = static_cast<std::int64_t>(nnz);
-    kept_ = true;
-  } else {
-    kept_ = false;
+  } else if (keep && !origin.empty()) {
+    landing_.resize(nnz);
+    for (std::size_t q = 0; q < nnz; ++q) landing_[origin[q]] = static_cast<std::int64_t>(q);
   }
+  nnz_ = static_cast<std::int64_t>(nnz);
+  kept_ = keep;
   // Remote owners and their local indices are known: an Import that tells each owner its
   // exports point-to-point, without Tpetra's directory look-up or its reduce-scatters.
   importer_ = importFromOwners(domainMap, colMap_, numbering.remotePids(), numbering.remoteOwnerLids(), colPos_, comm_);
@@ -583,6 +588,14 @@ void ResultAssembly::assembleValues(const Csr& block, crs_matrix_type& C,
                                     const Teuchos::RCP<Teuchos::ParameterList>& fill_params,
                                     std::vector<std::uint64_t>* bytes_to) {
   if (!canAssembleValues(C)) throw std::logic_error("Trident: assembleValues on a C the plan did not build");
+  if (block.val.empty() && block.nnz() != 0 && !straight_)
+    throw std::logic_error("Trident: assembleValues without values for an assembly that moves rows");
+  if (straight_ && block.val.empty()) {
+    // The multiply wrote C's values (valuesStraightIntoC): nothing moves, nothing is placed.
+    if (C.isFillComplete()) C.resumeFill();
+    if (fill_complete) C.expertStaticFillComplete(domainMap, rangeMap, importer_, Teuchos::null, fill_params);
+    return;
+  }
   std::vector<std::vector<double>> out(send_.size()), in(recv_.size());
   std::vector<MPI_Request> reqs, rreqs;
   int selfSend = -1;

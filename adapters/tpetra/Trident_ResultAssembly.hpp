@@ -68,7 +68,8 @@ class ResultAssembly {
                 std::vector<std::uint64_t>* bytes_to, FinalArraysSink* sink = nullptr);
 
   // Values only, for a block with the pattern of the one assemble() shipped, into the C that
-  // assemble() built (fresh C), in place. Requires canAssembleValues(C).
+  // assemble() built (fresh C), in place. Requires canAssembleValues(C). A block without values
+  // (valuesStraightIntoC: the multiply wrote them into C) only fill-completes C again.
   void assembleValues(const Csr& block, crs_matrix_type& C, const Teuchos::RCP<const map_type>& domainMap,
                       const Teuchos::RCP<const map_type>& rangeMap, bool fill_complete,
                       const Teuchos::RCP<Teuchos::ParameterList>& fill_params, std::vector<std::uint64_t>* bytes_to);
@@ -76,6 +77,12 @@ class ResultAssembly {
   // True when assembleValues can write into this C: assemble() kept a fresh-C placement and C is
   // the matrix it built.
   bool canAssembleValues(const crs_matrix_type& C) const;
+
+  // True when assembleValues(C) needs no values from the block: the block is this rank's rows of C
+  // (writesInPlace) and a values-only multiply can add its values straight into C's value array,
+  // each row's entries in the order of straightColumns() (null: the block's own order).
+  bool valuesStraightIntoC(const crs_matrix_type& C) const { return straight_ && canAssembleValues(C); }
+  const int* straightColumns() const { return straight_cols_.empty() ? nullptr : straight_cols_.data(); }
 
   // True when this rank's block is exactly its rows of C, in order, in one piece, with nothing
   // to send or receive: assemble() can then take a block whose entries the kernel wrote into a
@@ -108,6 +115,10 @@ class ResultAssembly {
   bool in_place_ = false;
   bool kept_ = false;
   std::vector<std::int64_t> landing_;
+  // Kept with writesInPlace: values go straight into C (no landing_); the block's columns in C's
+  // order, when a row's order differs from the block's (empty: the same order).
+  bool straight_ = false;
+  std::vector<int> straight_cols_;
   std::int64_t nnz_ = 0;
   Teuchos::RCP<const map_type> colMap_;
   Teuchos::RCP<const Tpetra::Import<LO, GO, Node>> importer_;

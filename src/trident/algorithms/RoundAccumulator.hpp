@@ -9,7 +9,9 @@
 // operands' patterns, new values), every round only adds its values into it
 // (LocalSpGEMM::numeric): no symbolic work, no partial blocks, no accumulation pass. For a
 // values-only assembly (state->values_only) the block then has rowptr and val but no col: the
-// pattern's are the plan's.
+// pattern's are the plan's; with a values target (state->values_into) not even val: the values
+// are in C already.
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <utility>
@@ -35,8 +37,15 @@ class RoundAccumulator {
       // The previous execute's value array, when the caller handed it back: its pages are
       // resident, so zeroing it costs a memset instead of a page fault per 4 kB (email-Enron at
       // P = 1: 244 MB, most of a re-execute's time outside the multiply).
-      C_.val.swap(state_->spare_values);
-      C_.val.assign(pattern.col.size(), 0.0);
+      const AlgorithmState::ValuesTarget& into = state_->values_into;
+      if (into.values) {
+        if (!state_->values_only || into.size != pattern.col.size())
+          throw std::logic_error("Trident: a values target that does not match the kept block pattern");
+        std::fill(into.values, into.values + into.size, 0.0);
+      } else {
+        C_.val.swap(state_->spare_values);
+        C_.val.assign(pattern.col.size(), 0.0);
+      }
     } else {
       partials_.reserve(rounds);
     }
@@ -50,7 +59,11 @@ class RoundAccumulator {
     const std::uint64_t flops = multiplyFlops(a, b);
     const int seen = static_cast<int>(partials_.size()) + (deferred_ ? 1 : 0);
     if (numeric()) {
-      kernel_.numeric(a, b, *state_->handle, C_.val);
+      const AlgorithmState::ValuesTarget& into = state_->values_into;
+      if (into.values)
+        kernel_.numeric(a, b, *state_->handle, into.values, into.cols);
+      else
+        kernel_.numeric(a, b, *state_->handle, C_.val.data());
     } else if (seen + 2 == rounds_ && kernel_.fusesDeferred() &&
                static_cast<std::uint64_t>(a.nnz() + b.nnz()) <= flops) {
       // The round before the last: its operands (the transports reuse their buffers, so copied)

@@ -64,7 +64,8 @@ class LocalSpGEMM {
   // A plan's steps. The first execute forms the block with multiply/multiplyAdd (structure and
   // values); symbolic() keeps its structure in the handle, and later executes only run numeric():
   // values of A*B added into values, laid out as the handle's pattern (which must contain the
-  // product's). The host kernels share one numeric step (numericMultiplyInto).
+  // product's) with each row's entries in the order of cols (null: the pattern's order). The host
+  // kernels share one numeric step (numericMultiplyInto).
   virtual std::unique_ptr<KernelHandle> makeHandle() const { return std::make_unique<KernelHandle>(); }
   virtual void symbolic(const Csr& C, KernelHandle& h) const {
     h.pattern.nrows = C.nrows;
@@ -73,7 +74,7 @@ class LocalSpGEMM {
     h.pattern.col = C.col;
     h.has_pattern = true;
   }
-  virtual void numeric(const Csr& A, const Csr& B, KernelHandle& h, std::vector<double>& values);
+  virtual void numeric(const Csr& A, const Csr& B, KernelHandle& h, double* values, const int* cols = nullptr);
 };
 
 // "gustavson" | "kokkoskernels" | "reference". Throws on unknown names.
@@ -96,8 +97,10 @@ Csr gustavsonMultiplyAddDeferred(const Csr& A0, const Csr& B0, const Csr& A, con
 // C += A * B on a known structure: C's pattern must contain the product's (a plan's symbolic
 // result); only values are computed. dense is scratch of B.ncols doubles, kept between calls.
 void numericMultiplyInto(const Csr& A, const Csr& B, Csr& C, std::vector<double>& dense);
-// Same, with the pattern (rowptr, col; its val unused) and the values apart.
-void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, std::vector<double>& values,
+// Same, with the pattern (rowptr, col; its val unused) and the values apart: values[q] belongs to
+// the entry whose column is cols[q] (cols: null for the pattern's own order, else the pattern's
+// columns reordered within each row, as a caller's final arrays keep them).
+void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, double* values, const int* cols,
                          std::vector<double>& dense);
 
 // Optional progress hook: while a local multiply runs, communication of later rounds is in flight,
