@@ -38,13 +38,14 @@ class RoundAccumulator {
       // resident, so zeroing it costs a memset instead of a page fault per 4 kB (email-Enron at
       // P = 1: 244 MB, most of a re-execute's time outside the multiply).
       const AlgorithmState::ValuesTarget& into = state_->values_into;
+      // Not zeroed: the first round writes every value (numeric's assign), finish() zeroes them
+      // only where no round ran.
       if (into.values) {
         if (!state_->values_only || into.size != pattern.col.size())
           throw std::logic_error("Trident: a values target that does not match the kept block pattern");
-        std::fill(into.values, into.values + into.size, 0.0);
       } else {
         C_.val.swap(state_->spare_values);
-        C_.val.assign(pattern.col.size(), 0.0);
+        C_.val.resize(pattern.col.size());
       }
     } else {
       partials_.reserve(rounds);
@@ -60,10 +61,11 @@ class RoundAccumulator {
     const int seen = static_cast<int>(partials_.size()) + (deferred_ ? 1 : 0);
     if (numeric()) {
       const AlgorithmState::ValuesTarget& into = state_->values_into;
+      const bool first = numeric_rounds_++ == 0;
       if (into.values)
-        kernel_.numeric(a, b, *state_->handle, into.values, into.cols);
+        kernel_.numeric(a, b, *state_->handle, into.values, into.cols, first);
       else
-        kernel_.numeric(a, b, *state_->handle, C_.val.data());
+        kernel_.numeric(a, b, *state_->handle, C_.val.data(), nullptr, first);
     } else if (seen + 2 == rounds_ && kernel_.fusesDeferred() &&
                static_cast<std::uint64_t>(a.nnz() + b.nnz()) <= flops) {
       // The round before the last: its operands (the transports reuse their buffers, so copied)
@@ -87,7 +89,16 @@ class RoundAccumulator {
   }
 
   Csr finish() {
-    if (numeric()) return std::move(C_);
+    if (numeric()) {
+      if (numeric_rounds_ == 0) {  // no round reached this block: all its values are 0
+        const AlgorithmState::ValuesTarget& into = state_->values_into;
+        if (into.values)
+          std::fill(into.values, into.values + into.size, 0.0);
+        else
+          std::fill(C_.val.begin(), C_.val.end(), 0.0);
+      }
+      return std::move(C_);
+    }
     // Fewer rounds than announced (not the algorithms' case): the deferred one is formed apart.
     if (deferred_) {
       partials_.push_back(kernel_.multiply(deferred_->first, deferred_->second));
@@ -116,6 +127,7 @@ class RoundAccumulator {
   std::unique_ptr<std::pair<Csr, Csr>> deferred_;  // the round before the last, not yet multiplied
   Csr summed_;  // the sum of all rounds, once the last one is in
   bool has_sum_ = false;
+  int numeric_rounds_ = 0;  // numeric rounds run so far: the first assigns its values
   Csr C_;
 };
 

@@ -302,7 +302,7 @@ Csr LocalSpGEMM::moveIntoSink(Csr&& C, BlockSink& sink, bool rows_sorted) {
 }
 
 void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, double* values, const int* cols,
-                         std::vector<double>& dense) {
+                         std::vector<double>& dense, bool assign) {
   if (A.ncols != B.nrows || pattern.nrows != A.nrows || pattern.ncols != B.ncols)
     throw std::invalid_argument("numericMultiplyInto: shapes do not match");
   if (!cols) cols = pattern.col.data();
@@ -327,11 +327,30 @@ void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, double*
       work += B.rowptr[k + 1] - B.rowptr[k];
       for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) dense[bcol[q]] += a * B.val[q];
     }
-    // A row this round adds nothing to (another round's rows of B) keeps its values.
-    if (work == 0) continue;
-    ticker.tick(work);
     const std::int64_t q0 = pattern.rowptr[r], q1 = pattern.rowptr[r + 1];
-    if (!cc.on) {
+    // A row this round adds nothing to (another round's rows of B) keeps its values.
+    if (work == 0) {
+      if (assign) std::fill(values + q0, values + q1, 0.0);
+      continue;
+    }
+    ticker.tick(work);
+    if (assign) {
+      // 0.0 + x, as the adding branches compute it from zeroed values (a -0.0 becomes +0.0 there too).
+      for (std::int64_t q = q0; q < q1; ++q) {
+        const int c = !cc.on ? cols[q] : !slot.empty() ? slot[static_cast<std::size_t>(cols[q])] : -2;
+        if (c == -2) {
+          const int k = cc.compressed(cols[q]);
+          const bool used = k < static_cast<int>(cc.used.size()) && cc.used[k] == cols[q];
+          values[q] = used ? 0.0 + dense[k] : 0.0;
+          if (used) dense[k] = 0.0;
+        } else if (c < 0) {
+          values[q] = 0.0;
+        } else {
+          values[q] = 0.0 + dense[c];
+          dense[c] = 0.0;
+        }
+      }
+    } else if (!cc.on) {
       for (std::int64_t q = q0; q < q1; ++q) {
         values[q] += dense[cols[q]];
         dense[cols[q]] = 0.0;
@@ -356,11 +375,11 @@ void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, double*
 
 void numericMultiplyInto(const Csr& A, const Csr& B, Csr& C, std::vector<double>& dense) {
   if (C.val.size() != C.col.size()) throw std::invalid_argument("numericMultiplyInto: shapes do not match");
-  numericMultiplyInto(A, B, C, C.val.data(), nullptr, dense);
+  numericMultiplyInto(A, B, C, C.val.data(), nullptr, dense, false);
 }
 
-void LocalSpGEMM::numeric(const Csr& A, const Csr& B, KernelHandle& h, double* values, const int* cols) {
-  numericMultiplyInto(A, B, h.pattern, values, cols, h.scratch);
+void LocalSpGEMM::numeric(const Csr& A, const Csr& B, KernelHandle& h, double* values, const int* cols, bool assign) {
+  numericMultiplyInto(A, B, h.pattern, values, cols, h.scratch, assign);
 }
 
 namespace {

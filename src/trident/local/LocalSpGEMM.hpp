@@ -64,8 +64,9 @@ class LocalSpGEMM {
   // A plan's steps. The first execute forms the block with multiply/multiplyAdd (structure and
   // values); symbolic() keeps its structure in the handle, and later executes only run numeric():
   // values of A*B added into values, laid out as the handle's pattern (which must contain the
-  // product's) with each row's entries in the order of cols (null: the pattern's order). The host
-  // kernels share one numeric step (numericMultiplyInto).
+  // product's) with each row's entries in the order of cols (null: the pattern's order), or
+  // written over them (assign: a first round). The host kernels share one numeric step
+  // (numericMultiplyInto).
   virtual std::unique_ptr<KernelHandle> makeHandle() const { return std::make_unique<KernelHandle>(); }
   virtual void symbolic(const Csr& C, KernelHandle& h) const {
     h.pattern.nrows = C.nrows;
@@ -74,7 +75,8 @@ class LocalSpGEMM {
     h.pattern.col = C.col;
     h.has_pattern = true;
   }
-  virtual void numeric(const Csr& A, const Csr& B, KernelHandle& h, double* values, const int* cols = nullptr);
+  virtual void numeric(const Csr& A, const Csr& B, KernelHandle& h, double* values, const int* cols = nullptr,
+                       bool assign = false);
 };
 
 // "gustavson" | "kokkoskernels" | "reference". Throws on unknown names.
@@ -99,9 +101,11 @@ Csr gustavsonMultiplyAddDeferred(const Csr& A0, const Csr& B0, const Csr& A, con
 void numericMultiplyInto(const Csr& A, const Csr& B, Csr& C, std::vector<double>& dense);
 // Same, with the pattern (rowptr, col; its val unused) and the values apart: values[q] belongs to
 // the entry whose column is cols[q] (cols: null for the pattern's own order, else the pattern's
-// columns reordered within each row, as a caller's final arrays keep them).
+// columns reordered within each row, as a caller's final arrays keep them). assign: values are
+// overwritten (entries this product does not reach become 0) instead of added to, so a first
+// round needs no zeroing pass before it; the same bits as adding into zeros.
 void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, double* values, const int* cols,
-                         std::vector<double>& dense);
+                         std::vector<double>& dense, bool assign = false);
 
 // Optional progress hook: while a local multiply runs, communication of later rounds is in flight,
 // and MPI moves a rendezvous message or a TCP fragment only when some MPI call runs. The host
