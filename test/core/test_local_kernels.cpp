@@ -116,6 +116,55 @@ int main(int argc, char** argv) {
         tally.check(same(twice, P, why), "numericMultiplyInto == 2 x reference, case " + std::to_string(n), why);
       }
   }
+  // The numeric step as a kept plan runs it into C's final arrays: each row's values in another
+  // order than the pattern's (cols), the first round written over whatever the array held (assign),
+  // later rounds added. Rows the first round does not reach must come out 0. Shapes: a plain
+  // accumulator, a hypersparse B whose compressed columns are found by table (its columns at most
+  // 4x the pattern's entries + 4096) and one where they are found by binary search.
+  {
+    struct Case { std::int64_t m, k, n; double da, db; };
+    const Case cases[] = {{40, 30, 50, 0.1, 0.1}, {200, 10, 20000, 0.5, 0.0002}, {30, 200, 300000, 0.05, 0.00002}};
+    int n = 0;
+    for (const Case& c : cases) {
+      Csr A = randomCsr(c.m, c.k, c.da, rng, false), B = randomCsr(c.k, c.n, c.db, rng, false);
+      Csr A2 = randomCsr(c.m, c.k, c.da, rng, false);
+      // The first round reaches only even rows of A.
+      Csr Aeven = A;
+      {
+        std::vector<int> col;
+        std::vector<double> val;
+        std::vector<std::int64_t> ptr(1, 0);
+        for (std::int64_t r = 0; r < A.nrows; ++r) {
+          if (r % 2 == 0)
+            for (std::int64_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) {
+              col.push_back(A.col[q]);
+              val.push_back(A.val[q]);
+            }
+          ptr.push_back(static_cast<std::int64_t>(col.size()));
+        }
+        Aeven.rowptr = ptr;
+        Aeven.col = col;
+        Aeven.val = val;
+      }
+      // The pattern holds both rounds' products; the sum is the reference of Aeven*B + A2*B.
+      Csr first = Trident::referenceMultiply(Aeven, B), second = Trident::referenceMultiply(A2, B);
+      std::vector<Csr> both{first, second};
+      Csr sum = Trident::sumBlocks(std::move(both), c.m, c.n, true);
+      // cols: each row's pattern columns reversed; values laid out in that order.
+      std::vector<int> cols(sum.col.size());
+      for (std::int64_t r = 0; r < sum.nrows; ++r)
+        std::reverse_copy(sum.col.begin() + sum.rowptr[r], sum.col.begin() + sum.rowptr[r + 1], cols.begin() + sum.rowptr[r]);
+      std::vector<double> values(sum.col.size(), 12345.0), dense;  // stale values
+      Trident::numericMultiplyInto(Aeven, B, sum, values.data(), cols.data(), dense, true);
+      Trident::numericMultiplyInto(A2, B, sum, values.data(), cols.data(), dense, false);
+      Csr got = sum;
+      for (std::int64_t r = 0; r < sum.nrows; ++r)
+        std::reverse_copy(values.begin() + sum.rowptr[r], values.begin() + sum.rowptr[r + 1], got.val.begin() + sum.rowptr[r]);
+      std::string why;
+      tally.check(same(sum, got, why), "numericMultiplyInto, reordered columns, first round assigned == reference, case " +
+                  std::to_string(n++), why);
+    }
+  }
   // Accumulation: sum of K products = product of the concatenated inner dimension.
   // (K = 7, 9: hypersparse blocks, 200000 columns, so sumBlocks accumulates over used columns.)
   for (int K : {1, 2, 3, 5, 7, 9}) {

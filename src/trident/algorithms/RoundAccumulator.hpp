@@ -35,8 +35,8 @@ class RoundAccumulator {
       C_.rowptr = pattern.rowptr;
       if (!state_->values_only) C_.col = pattern.col;
       // The previous execute's value array, when the caller handed it back: its pages are
-      // resident, so zeroing it costs a memset instead of a page fault per 4 kB (email-Enron at
-      // P = 1: 244 MB, most of a re-execute's time outside the multiply).
+      // resident, so writing it costs no page fault per 4 kB (email-Enron at P = 1: 244 MB, most
+      // of a re-execute's time outside the multiply when it was a fresh array).
       const AlgorithmState::ValuesTarget& into = state_->values_into;
       // Not zeroed: the first round writes every value (numeric's assign), finish() zeroes them
       // only where no round ran.
