@@ -61,7 +61,7 @@ struct AlgorithmState {
   // it again instead of allocating (and page-faulting) a new one.
   std::vector<double> spare_values;
   // Set by the caller before a values-only run whose block is exactly its rows of C, in C's row
-  // order: the numeric step adds the values straight into C's final value array (values, `size`
+  // order: the numeric step writes the values straight into C's final value array (values, `size`
   // entries, each row's entries in the order of cols: the pattern's block-local columns as C keeps
   // them; null cols: the pattern's own order), and the block comes back without val. It saves the
   // block's own value array and the pass that copied it into C (9.6 of 33 ms a re-execute on

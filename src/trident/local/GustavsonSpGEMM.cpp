@@ -318,6 +318,21 @@ void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, double*
     slot.assign(static_cast<std::size_t>(B.ncols), -1);
     for (std::size_t c = 0; c < cc.used.size(); ++c) slot[static_cast<std::size_t>(cc.used[c])] = static_cast<int>(c);
   }
+  // A row's pattern entries take their sums out of dense; slotOf maps a pattern column to its
+  // place there, or to -1 where no entry of this B uses it (another round's). With assign they are
+  // written as 0.0 + x (the bits of adding into zeros, a -0.0 included) and those without a slot
+  // become 0. One loop, instantiated per look-up.
+  auto gather = [&](std::int64_t q0, std::int64_t q1, auto slotOf) {
+    for (std::int64_t q = q0; q < q1; ++q) {
+      const int c = slotOf(cols[q]);
+      if (c < 0) {
+        if (assign) values[q] = 0.0;
+        continue;
+      }
+      values[q] = (assign ? 0.0 : values[q]) + dense[c];
+      dense[c] = 0.0;
+    }
+  };
   ProgressTicker ticker;
   for (std::int64_t r = 0; r < A.nrows; ++r) {
     std::int64_t work = 0;
@@ -328,47 +343,21 @@ void numericMultiplyInto(const Csr& A, const Csr& B, const Csr& pattern, double*
       for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) dense[bcol[q]] += a * B.val[q];
     }
     const std::int64_t q0 = pattern.rowptr[r], q1 = pattern.rowptr[r + 1];
-    // A row this round adds nothing to (another round's rows of B) keeps its values.
+    // A row this round adds nothing to (another round's rows of B) keeps its values (assign: 0).
     if (work == 0) {
       if (assign) std::fill(values + q0, values + q1, 0.0);
       continue;
     }
     ticker.tick(work);
-    if (assign) {
-      // 0.0 + x, as the adding branches compute it from zeroed values (a -0.0 becomes +0.0 there too).
-      for (std::int64_t q = q0; q < q1; ++q) {
-        const int c = !cc.on ? cols[q] : !slot.empty() ? slot[static_cast<std::size_t>(cols[q])] : -2;
-        if (c == -2) {
-          const int k = cc.compressed(cols[q]);
-          const bool used = k < static_cast<int>(cc.used.size()) && cc.used[k] == cols[q];
-          values[q] = used ? 0.0 + dense[k] : 0.0;
-          if (used) dense[k] = 0.0;
-        } else if (c < 0) {
-          values[q] = 0.0;
-        } else {
-          values[q] = 0.0 + dense[c];
-          dense[c] = 0.0;
-        }
-      }
-    } else if (!cc.on) {
-      for (std::int64_t q = q0; q < q1; ++q) {
-        values[q] += dense[cols[q]];
-        dense[cols[q]] = 0.0;
-      }
+    if (!cc.on) {
+      gather(q0, q1, [](int c) { return c; });
     } else if (!slot.empty()) {
-      for (std::int64_t q = q0; q < q1; ++q) {
-        const int c = slot[static_cast<std::size_t>(cols[q])];
-        if (c < 0) continue;  // a column no entry of this B uses (another round's)
-        values[q] += dense[c];
-        dense[c] = 0.0;
-      }
+      gather(q0, q1, [&slot](int c) { return slot[static_cast<std::size_t>(c)]; });
     } else {
-      for (std::int64_t q = q0; q < q1; ++q) {
-        const int c = cc.compressed(cols[q]);
-        if (c >= static_cast<int>(cc.used.size()) || cc.used[c] != cols[q]) continue;
-        values[q] += dense[c];
-        dense[c] = 0.0;
-      }
+      gather(q0, q1, [&cc](int c) {
+        const int k = cc.compressed(c);
+        return k < static_cast<int>(cc.used.size()) && cc.used[k] == c ? k : -1;
+      });
     }
   }
 }
