@@ -11,7 +11,6 @@
 
 #include "Trident_MapSameness.hpp"
 #include "Trident_ProductCounts.hpp"
-#include "Trident_StoredZeros.hpp"
 #include <trident/grid/TileGrid.hpp>
 #include <trident/stats/PhaseTimer.hpp>
 #include "Trident_TpetraComm.hpp"
@@ -374,8 +373,9 @@ LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_typ
   const auto al = A.getLocalMatrixHost();
   const auto* rowMap = al.graph.row_map.data();
   const LO* cols = al.graph.entries.data();
-  // The comparison per value costs more than the rest of the sum: only when A stores zeros.
-  const double* vals = (a_zeros ? *a_zeros : storedZeros(A)) > 0 ? al.values.data() : nullptr;
+  // The comparison per value costs more than the rest of the sum: only when A is known to store zeros.
+  in.zeros_included = !a_zeros;
+  const double* vals = a_zeros && *a_zeros > 0 ? al.values.data() : nullptr;
   const LO rows = static_cast<LO>(A.getNodeNumRows());
   for (LO r = 0; r < rows; ++r) {
     const std::size_t begin = rowMap[r], end = rowMap[r + 1];
@@ -417,7 +417,8 @@ LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_ty
     if (unionWork >= kUnionBudget || (enough >= 0 && in.c_entries_known <= enough)) break;
     long long known = 0, distinct = 0, remote = 0;
     for (std::size_t q = al.graph.row_map(r); q < al.graph.row_map(r + 1); ++q) {
-      if (al.values(q) == 0.0) continue;
+      // Skipped as the cheap pass skipped them, so that a row's bound comes out as it went in.
+      if (!in.zeros_included && al.values(q) == 0.0) continue;
       const LO b = rowAt[al.graph.entries(q)];
       if (b < 0) {
         ++remote;

@@ -72,11 +72,16 @@ struct LocalBoundInputs {
   long long c_entries_known = 0;   // entries of this rank's rows of C, at most, but for:
   long long c_remote_entries = 0;  // entries of A at remote columns not in c_entries_known (each <= max row of B)
   long long c_entries_capped = 0;  // the same bound, B's columns for each row that meets a remote row of B
+  // A's stored zeros were counted as entries (their number was not known): flops_known is then a
+  // bound from above only (every kernel, Tpetra's too, skips them).
+  bool zeros_included = false;
 };
 // C's entries here are bounded by each row's multiply-adds (one pass over A's entries);
 // tightenedByUnions bounds them by the union of the columns of the local rows of B each row of A
 // meets (a pass over up to 1M multiply-adds), for products the cheaper bound does not settle.
-// a_zeros: A's stored zeros when the caller has counted them (storedZeros), else counted here.
+// a_zeros: A's stored zeros when the caller has counted them (storedZeros); without it they are
+// not counted (a pass over A's values, as long as this one on MueLu's products) and count as
+// entries (zeros_included).
 LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_type& B,
                                   std::optional<std::size_t> a_zeros = std::nullopt);
 // enough >= 0: stop once c_entries_known is at most that (every intermediate bound is valid).
