@@ -135,10 +135,9 @@ struct MinHashes {
 
 // B's row lengths and row sketches at A's columns, in ONE exchange (per row: the length, then the
 // K hashes): on a loaded machine each exchange costs a synchronization with the neighbours.
-// Sent through the Import's own Distributor from packed arrays, as rowLengthsAtColumns sends
-// the lengths: a 1 + K column MultiVector's doImport cost 2.2 ms a call on hep-th (P = 4 on 2
-// cores) against 0.6 ms for the plan's lengths-only exchange, most of it the DistObject's
-// copies and packing, not the bytes.
+// Sent by exchangeAtColumns, as rowLengthsAtColumns sends the lengths: a 1 + K column
+// MultiVector's doImport cost 2.2 ms a call on hep-th (P = 4 on 2 cores) against 0.6 ms for the
+// plan's lengths-only exchange, most of it the DistObject's copies and packing, not the bytes.
 struct AtColumns {
   Teuchos::RCP<const Tpetra::Import<LO, GO, Node>> importer;
   std::vector<double> len;     // B's row length at each of A's local columns
@@ -175,28 +174,16 @@ AtColumns importAtColumns(const crs_matrix_type& A, const crs_matrix_type& B, st
   const std::size_t nCols = A.getColMap()->getNodeNumElements();
   out.len.assign(nCols, 0.0);
   out.sketch.assign(nCols * kSketch, kNone);
-  auto place = [&out](std::size_t c, const double* packet) {
-    out.len[c] = packet[0];
-    std::copy(packet + 1, packet + kPacket, out.sketch.data() + c * kSketch);
-  };
-  for (std::size_t c = 0; c < imp.getNumSameIDs(); ++c) place(c, rows.data() + c * kPacket);
-  const auto to = imp.getPermuteToLIDs(), from = imp.getPermuteFromLIDs();
-  for (std::size_t t = 0; t < static_cast<std::size_t>(to.size()); ++t)
-    place(static_cast<std::size_t>(to[t]), rows.data() + static_cast<std::size_t>(from[t]) * kPacket);
-  // Exports in the order of the export list, imports in the order of the remote list, as
-  // Tpetra's DistObject packs them (rowLengthsAtColumns).
-  const auto exportLids = imp.getExportLIDs();
-  const auto remoteLids = imp.getRemoteLIDs();
-  std::vector<double> send(static_cast<std::size_t>(exportLids.size()) * kPacket);
-  std::vector<double> recv(static_cast<std::size_t>(remoteLids.size()) * kPacket);
-  for (std::size_t t = 0; t < static_cast<std::size_t>(exportLids.size()); ++t) {
-    const double* packet = rows.data() + static_cast<std::size_t>(exportLids[t]) * kPacket;
-    std::copy(packet, packet + kPacket, send.data() + t * kPacket);
-  }
-  imp.getDistributor().doPostsAndWaits<double>(Teuchos::ArrayView<const double>(send.data(), send.size()), kPacket,
-                                               Teuchos::ArrayView<double>(recv.data(), recv.size()));
-  for (std::size_t t = 0; t < static_cast<std::size_t>(remoteLids.size()); ++t)
-    place(static_cast<std::size_t>(remoteLids[t]), recv.data() + t * kPacket);
+  exchangeAtColumns<double>(
+      imp, kPacket,
+      [&](LO r, double* packet) {
+        const double* at = rows.data() + static_cast<std::size_t>(r) * kPacket;
+        std::copy(at, at + kPacket, packet);
+      },
+      [&](LO c, const double* packet) {
+        out.len[static_cast<std::size_t>(c)] = packet[0];
+        std::copy(packet + 1, packet + kPacket, out.sketch.data() + static_cast<std::size_t>(c) * kSketch);
+      });
   return out;
 }
 

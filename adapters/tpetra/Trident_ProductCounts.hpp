@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <vector>
+#include <Tpetra_Distributor.hpp>
 #include <Tpetra_Import.hpp>
 
 #include "Trident_TpetraTypes.hpp"
@@ -18,6 +19,37 @@ struct RowLengthsAtColumns {
   Teuchos::RCP<const Tpetra::Import<LO, GO, Node>> importer;  // B's row map -> A's column map
   std::vector<double> len;                                     // nnz(B(k,:)), indexed by A's local column
 };
+
+// Collective over the Import's communicator: a fixed-size packet of T per row of B (its source
+// map) delivered to each of A's local columns (its target map), through the Import's own plan:
+// same and permuted IDs copied here, the rest sent by its Distributor from packed arrays, exports
+// in the order of the export list and imports in the order of the remote list, as Tpetra's
+// DistObject packs them. pack(bRow, T* packet) writes a row's packet; place(column, const T*
+// packet) takes one in. Far cheaper than a DistObject's doImport for small packets (a 9-column
+// MultiVector cost 2.2 ms a call against 1.4 ms on hep-th at P = 4; rowLengthsAtColumns' ints
+// halve the bytes of a Vector<double> on a Gi-bound link).
+template <class T, class Pack, class Place>
+void exchangeAtColumns(const Tpetra::Import<LO, GO, Node>& imp, int packet, Pack&& pack, Place&& place) {
+  const std::size_t n = static_cast<std::size_t>(packet);
+  std::vector<T> buf(n);
+  for (std::size_t c = 0; c < imp.getNumSameIDs(); ++c) {
+    pack(static_cast<LO>(c), buf.data());
+    place(static_cast<LO>(c), static_cast<const T*>(buf.data()));
+  }
+  const auto to = imp.getPermuteToLIDs(), from = imp.getPermuteFromLIDs();
+  for (std::size_t t = 0; t < static_cast<std::size_t>(to.size()); ++t) {
+    pack(from[t], buf.data());
+    place(to[t], static_cast<const T*>(buf.data()));
+  }
+  const auto exportLids = imp.getExportLIDs();
+  const auto remoteLids = imp.getRemoteLIDs();
+  std::vector<T> send(static_cast<std::size_t>(exportLids.size()) * n), recv(static_cast<std::size_t>(remoteLids.size()) * n);
+  for (std::size_t t = 0; t < static_cast<std::size_t>(exportLids.size()); ++t) pack(exportLids[t], send.data() + t * n);
+  imp.getDistributor().template doPostsAndWaits<T>(Teuchos::ArrayView<const T>(send.data(), send.size()), n,
+                                                   Teuchos::ArrayView<T>(recv.data(), recv.size()));
+  for (std::size_t t = 0; t < static_cast<std::size_t>(remoteLids.size()); ++t)
+    place(remoteLids[t], static_cast<const T*>(recv.data() + t * n));
+}
 
 // Collective. B's rows must be the global IDs of A's columns' map (A*B defined).
 // a_import_serves: whether A's own Import serves (Trident_MapSameness.hpp), when the caller knows.
