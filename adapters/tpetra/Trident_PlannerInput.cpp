@@ -147,10 +147,7 @@ struct AtColumns {
 AtColumns importAtColumns(const crs_matrix_type& A, const crs_matrix_type& B, std::optional<bool> a_import_serves) {
   constexpr int kPacket = 1 + kSketch;
   AtColumns out;
-  if (aImportServes(A, B, a_import_serves))
-    out.importer = A.getGraph()->getImporter();  // as rowLengthsAtColumns: B's rows follow A's domain
-  else
-    out.importer = Teuchos::rcp(new Tpetra::Import<LO, GO, Node>(B.getRowMap(), A.getColMap()));
+  out.importer = importerAtColumns(A, B, a_import_serves);
   const Tpetra::Import<LO, GO, Node>& imp = *out.importer;
   // B's local rows: length and sketch, packed.
   std::vector<double> rows(static_cast<std::size_t>(B.getNodeNumRows()) * kPacket);

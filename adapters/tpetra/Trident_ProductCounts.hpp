@@ -20,6 +20,14 @@ struct RowLengthsAtColumns {
   std::vector<double> len;                                     // nnz(B(k,:)), indexed by A's local column
 };
 
+// The Import from B's row map to A's column map: A's own (domain map -> column map) when it
+// serves, i.e. B's rows are distributed as A's domain (A*A, and most products: no new Import, so
+// no directory look-up and no extra collectives), else a new one (collective). Never null:
+// aImportServes is false where A has no Import.
+// a_import_serves: whether A's own Import serves (Trident_MapSameness.hpp), when the caller knows.
+Teuchos::RCP<const Tpetra::Import<LO, GO, Node>> importerAtColumns(const crs_matrix_type& A, const crs_matrix_type& B,
+                                                                  std::optional<bool> a_import_serves);
+
 // Collective over the Import's communicator: a fixed-size packet of T per row of B (its source
 // map) delivered to each of A's local columns (its target map), through the Import's own plan:
 // same and permuted IDs copied here, the rest sent by its Distributor from packed arrays, exports
