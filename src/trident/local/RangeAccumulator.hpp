@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <vector>
+#include "trident/core/Bits.hpp"
 
 namespace Trident {
 
@@ -37,7 +38,7 @@ class RangeAccumulator {
   std::size_t size() const {
     std::size_t n = 0;
     for (int w = lo_ >> 6; w <= (hi_ >> 6) && hi_ >= 0; ++w)
-      n += static_cast<std::size_t>(__builtin_popcountll(bits_[static_cast<std::size_t>(w)]));
+      n += static_cast<std::size_t>(popcount64(bits_[static_cast<std::size_t>(w)]));
     return n;
   }
   // Calls emit(col, value) for every touched column in ascending order, then resets.

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "trident/core/Bits.hpp"
 #include "trident/core/Abort.hpp"
 #include "trident/transport/BigCount.hpp"
 
@@ -261,11 +262,11 @@ void LiRowExchange::finish(Csr* a_used, Csr* b_used, std::uint64_t* sent, std::u
     std::vector<std::uint64_t> bits(static_cast<std::size_t>(words), 0);
     for (int c : mine_used) bits[c / 64] |= std::uint64_t{1} << (c % 64);
     std::vector<std::int64_t> before(static_cast<std::size_t>(words) + 1, 0);
-    for (std::int64_t w = 0; w < words; ++w) before[w + 1] = before[w] + __builtin_popcountll(bits[w]);
+    for (std::int64_t w = 0; w < words; ++w) before[w + 1] = before[w] + popcount64(bits[w]);
     for (std::size_t p = 0; p < a_.col.size(); ++p) {
       const int c = a_.col[p];
       const std::uint64_t below = bits[c / 64] & ((std::uint64_t{1} << (c % 64)) - 1u);
-      a.col[p] = static_cast<int>(before[c / 64] + __builtin_popcountll(below));
+      a.col[p] = static_cast<int>(before[c / 64] + popcount64(below));
     }
   } else {
     for (std::size_t p = 0; p < a_.col.size(); ++p)
