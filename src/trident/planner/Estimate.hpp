@@ -20,9 +20,10 @@
 // C's entries decide more than the multiply-adds on one machine (each algorithm assembles C and
 // fill-completes it; on the shared matrices nnz(C) is 1.0-11x below the multiply-adds). The
 // adapter estimates them per row of A from K-minimum-value sketches of B's rows (the K = 8
-// smallest hashes of each row's columns, imported like B's row lengths): the union's K-th smallest
-// hash gives its size, exactly when the union has fewer than K columns (the relative error, about
-// 1/sqrt(K) per row, averages out over rows).
+// smallest 32-bit hashes of each row's columns, imported like B's row lengths): the union's K-th
+// smallest hash gives its size, exactly when the union has fewer than K columns (the relative
+// error, about 1/sqrt(K) per row, averages out over rows; a rank with more rows merges a sample of
+// 2,048 and scales by multiply-adds).
 //
 // No pattern is gathered anywhere: O(local entries) work, the imports of B's row lengths and
 // sketches onto A's remote columns (what Tpetra's own Multiply imports anyway, and less), and
