@@ -223,7 +223,8 @@ double estimatedProductEntries(const crs_matrix_type& A, const AtColumns& at, co
       heavyWork += static_cast<double>(work[r]);
     }
   }
-  // A row is sampled when its hash falls below the threshold; all of them when few.
+  // A row is drawn when its multiplicative (Weyl) hash falls below the threshold, spread evenly
+  // over the rows; all of them when few.
   const std::uint64_t threshold =
       heavy <= kSampledRows ? ~0ull : static_cast<std::uint64_t>(static_cast<double>(~0ull) * (static_cast<double>(kSampledRows) / heavy));
   double sampled = 0, sampledWork = 0;
@@ -452,9 +453,9 @@ LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_ty
   // Given up early where it is clearly going to fail: once an eighth of the rank's multiply-adds is
   // done, the reduction so far, scaled to all of them, must bring the bound to within twice
   // `enough`. Giving up only means counting (what a failed pass leads to anyway); on bcsstk13's
-  // A*A at P = 4 the bound ends 6-14x above `enough` after 2.6 ms, where it now stops after
-  // ~0.3 ms. MueLu's products that the pass settles reduce about uniformly (checked: same
-  // choices, same reasons on the 2D and 3D Laplacians and bcsstk13).
+  // A*A at P = 4 the bound ends 6-14x above `enough` after 2.6 ms; the pass now takes 0.7-0.9 ms
+  // there, its set-up included. MueLu's products that the pass settles reduce about uniformly
+  // (checked: same choices, same reasons on the 2D and 3D Laplacians and bcsstk13).
   const double allWork = static_cast<double>(cheap.flops_known);
   for (LO r = 0; r < static_cast<LO>(A.getNodeNumRows()); ++r) {
     if (unionWork >= kUnionBudget || (enough >= 0 && in.c_entries_known <= enough)) break;

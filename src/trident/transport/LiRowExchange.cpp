@@ -8,8 +8,8 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "trident/core/Bits.hpp"
 #include "trident/core/Abort.hpp"
+#include "trident/core/Bits.hpp"
 #include "trident/transport/BigCount.hpp"
 
 namespace Trident {
