@@ -79,6 +79,7 @@ struct Options {
   std::string permute = "none";
   std::string grid = "auto";
   std::string slices = "auto";  // "trident: slices" (the drop-in's default)
+  std::string gi_pacing = "ready";
   std::string local_kernel = "gustavson";
   int trials = 3;
   bool interleave = false;  // trial by trial across algorithms instead of algorithm by algorithm
@@ -93,7 +94,8 @@ struct Options {
 struct Result {
   std::string algo;
   double time_s = 0;
-  double phase[6] = {0, 0, 0, 0, 0, 0};  // in, gi, li, local (= multiply + accumulate), out, total
+  // in, gi, li, local (= multiply + accumulate), out, total, wait (for the slowest rank after the loop)
+  double phase[7] = {0, 0, 0, 0, 0, 0, 0};
   std::uint64_t gi_max = 0, gi_total = 0, li_max = 0, li_total = 0;
   std::uint64_t redist_gi_total = 0, redist_li_total = 0;  // 1D rows <-> tiles, sent, summed over ranks
   std::uint64_t flops = 0;
@@ -398,6 +400,7 @@ int run(int argc, char* argv[]) {
                 "lambda, ranks per group (node); 0 = auto (the MPI_COMM_TYPE_SHARED groups; 2 in the built-in default job)");
   clp.setOption("permute", &o.permute, "none | random (trident: symmetric random permutation)");
   clp.setOption("grid", &o.grid, "auto | square | rows (Trident's coarse grid of groups; see \"trident: grid\")");
+  clp.setOption("gi-pacing", &o.gi_pacing, "ready | eager (when Trident's tiles start over Gi; see \"trident: gi pacing\")");
   clp.setOption("slices", &o.slices, "auto | balanced | owners (how Trident cuts tiles into slices; see \"trident: slices\")");
   clp.setOption("trials", &o.trials, "timed trials per algorithm (plus one untimed warm-up)");
   clp.setOption("interleave", "no-interleave", &o.interleave,
@@ -443,6 +446,8 @@ int run(int argc, char* argv[]) {
 #endif
   if (o.grid != "auto" && o.grid != "square" && o.grid != "rows")
     errors.push_back("--grid must be auto, square or rows, not '" + o.grid + "'");
+  if (o.gi_pacing != "ready" && o.gi_pacing != "eager")
+    errors.push_back("--gi-pacing must be ready or eager, not '" + o.gi_pacing + "'");
   if (o.slices != "auto" && o.slices != "balanced" && o.slices != "owners")
     errors.push_back("--slices must be auto, balanced or owners, not '" + o.slices + "'");
   if (o.permute != "none" && o.permute != "random")
@@ -478,6 +483,7 @@ int run(int argc, char* argv[]) {
     pl->set("trident: permute", o.permute);
     if (algo == "trident" || algo == "auto") pl->set("trident: grid", o.grid);
     if (algo == "trident" || algo == "auto") pl->set("trident: slices", o.slices);
+    if (algo == "trident" || algo == "auto") pl->set("trident: gi pacing", o.gi_pacing);
     if (algo != "tpetra") pl->set("trident: local kernel", o.local_kernel);
     pl->set("trident: permute seed", o.seed);
     return pl;
@@ -575,7 +581,7 @@ int run(int argc, char* argv[]) {
     std::string algo;
     RCP<Teuchos::ParameterList> params;
     RCP<Teuchos::Time> timer;
-    std::vector<double> wall, ph[6];
+    std::vector<double> wall, ph[7];
     std::vector<std::uint64_t> giMax, giTot, liMax, liTot, flops, flopsMax;
     Trident::ReducedStats last;
     RCP<crs_matrix_type> C, intermediate;
@@ -623,6 +629,7 @@ int run(int argc, char* argv[]) {
     rn.ph[3].push_back(m.local_multiply + m.accumulate);
     rn.ph[4].push_back(m.redistribute_out);
     rn.ph[5].push_back(m.total);
+    rn.ph[6].push_back(m.imbalance_wait);
     rn.giMax.push_back(rn.last.max.gi_bytes_recv);
     rn.giTot.push_back(rn.last.total.gi_bytes_recv);
     rn.liMax.push_back(rn.last.max.li_bytes_recv);
@@ -641,7 +648,7 @@ int run(int argc, char* argv[]) {
     Result r;
     r.algo = algo;
     r.time_s = median(rn.wall);
-    for (int k = 0; k < 6; ++k) r.phase[k] = median(rn.ph[k]);
+    for (int k = 0; k < 7; ++k) r.phase[k] = median(rn.ph[k]);
     r.gi_max = medianU(rn.giMax);
     r.gi_total = medianU(rn.giTot);
     r.redist_gi_total = last.total.redistribute_gi_bytes;
@@ -734,19 +741,20 @@ int run(int argc, char* argv[]) {
   if (byAlgo[2])
     out << "Trident: " << byAlgo[2]->ranks_per_group << " ranks per group, coarse grid " << byAlgo[2]->grid_rows << " x "
         << byAlgo[2]->grid_cols << ", " << byAlgo[2]->rounds << " rounds\n";
-  out << "Times: median over trials of the max over ranks [s]; local = local multiply + accumulate. "
+  out << "Times: median over trials of the max over ranks [s]; local = local multiply + accumulate; wait = for "
+         "the slowest rank after the loop (its imbalance), before the out phase. "
          "Bytes received (Gi: between groups, Li: inside a group). RSS: process peak so far, max over ranks.\n\n";
   {
     std::ostringstream t;
     t << std::left << std::setw(10) << "algo" << std::right << std::setw(9) << "time_s" << std::setw(8) << "in"
-      << std::setw(8) << "gi" << std::setw(8) << "li" << std::setw(8) << "local" << std::setw(8) << "out"
+      << std::setw(8) << "gi" << std::setw(8) << "li" << std::setw(8) << "local" << std::setw(8) << "wait" << std::setw(8) << "out"
       << std::setw(10) << "Gi max" << std::setw(10) << "Gi total" << std::setw(10) << "Li max" << std::setw(10)
       << "Li total" << std::setw(11) << "nnz(C)" << std::setw(10) << "flops" << std::setw(8) << "RSS MB"
       << std::setw(7) << "check" << "\n";
     for (auto& r : results) {
       t << std::left << std::setw(10) << r.algo << std::right << std::fixed << std::setprecision(4) << std::setw(9)
         << r.time_s << std::setprecision(3);
-      for (int k = 0; k < 5; ++k) t << std::setw(8) << r.phase[k];
+      for (int k : {0, 1, 2, 3, 6, 4}) t << std::setw(8) << r.phase[k];
       t << std::setw(10) << (fmtBytes(r.gi_max) + (r.bytes_fallback ? "*" : "")) << std::setw(10)
         << fmtBytes(r.gi_total) << std::setw(10) << fmtBytes(r.li_max) << std::setw(10) << fmtBytes(r.li_total)
         << std::setw(11) << r.nnz_c << std::setw(10) << (fmtBytes(r.flops) + (r.flops_fallback ? "*" : ""))
@@ -845,7 +853,7 @@ int run(int argc, char* argv[]) {
     } else {
       if (fresh)
         f << "algo,matrix,op,P,ranks_per_group,permute,time_s,time_in_s,time_gi_s,time_li_s,time_local_s,time_out_s,"
-             "gi_bytes_max,gi_bytes_total,li_bytes_max,li_bytes_total,nnz_a,nnz_c,flops,peak_rss_mb,check\n";
+             "gi_bytes_max,gi_bytes_total,li_bytes_max,li_bytes_total,nnz_a,nnz_c,flops,peak_rss_mb,check,time_wait_s\n";
       f << std::setprecision(6);
       for (auto& r : results) {
         f << r.algo << "," << name << "," << o.op << "," << P << "," << r.ranks_per_group << "," << o.permute << ","
@@ -853,7 +861,7 @@ int run(int argc, char* argv[]) {
         for (int k = 0; k < 5; ++k) f << "," << r.phase[k];
         f << "," << r.gi_max << "," << r.gi_total << "," << r.li_max << "," << r.li_total << "," << nnzA << ","
           << r.nnz_c << "," << r.flops << "," << std::fixed << std::setprecision(1) << r.peak_rss_mb
-          << std::defaultfloat << std::setprecision(6) << "," << r.check << "\n";
+          << std::defaultfloat << std::setprecision(6) << "," << r.check << "," << r.phase[6] << "\n";
       }
       if (!f) csvFailed = 1;
     }

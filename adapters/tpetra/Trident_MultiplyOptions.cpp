@@ -81,6 +81,11 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
           Teuchos::rcp(new Teuchos::BoolParameterEntryValidator()));
   pl->set("trident: lookahead", 2, "rounds of tiles in flight ahead of the multiply (>= 1)",
           rcp(new Teuchos::EnhancedNumberValidator<int>(1, 1 << 20)));
+  pl->set("trident: gi pacing", std::string("ready"),
+          "when Trident's tiles start over Gi: \"ready\" (default: a group gets tiles only once every rank of it, "
+          "and of the sender's group, has finished the in phase, so the in phase's small messages do not queue "
+          "behind tiles on a saturated node link) or \"eager\" (as soon as the sender's in phase is done)",
+          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("ready", "eager"))));
   return pl;
 }
 
@@ -134,6 +139,7 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
       o.local_kernel = str("trident: local kernel", "gustavson");
       o.device = str("trident: device", "host");
       o.lookahead = num("trident: lookahead", 2);
+      o.gi_pacing = str("trident: gi pacing", "ready") == "eager" ? GiPacing::Eager : GiPacing::Ready;
       o.count_bytes = params->isParameter("trident: count bytes") ? params->get<bool>("trident: count bytes") : true;
       o.remember_auto_choice = params->isParameter("trident: auto: remember choice")
                                    ? params->get<bool>("trident: auto: remember choice")
@@ -155,7 +161,8 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
     if (names[t] == o.local_kernel) kernel = static_cast<int>(t);
   const long long v[] = {o.ranks_per_group, o.lookahead, static_cast<int>(o.algorithm), o.permute ? 1 : 0, o.seed,
                          kernel, static_cast<int>(o.grid), static_cast<int>(o.fetch), static_cast<int>(o.slices),
-                         o.count_bytes ? 1 : 0, o.device == "host" ? 0 : 1, o.remember_auto_choice ? 1 : 0};
+                         o.count_bytes ? 1 : 0, o.device == "host" ? 0 : 1, o.remember_auto_choice ? 1 : 0,
+                         static_cast<int>(o.gi_pacing)};
   o.slots_ = sizeof(v) / sizeof(v[0]);
   for (std::size_t t = 0; t < o.slots_; ++t) {
     const std::size_t slot = check.contribute(v[t]);

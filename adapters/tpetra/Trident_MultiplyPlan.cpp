@@ -587,6 +587,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   aopt.local_kernel = p.opt.local_kernel;
   aopt.device = p.opt.device;
   aopt.lookahead = p.opt.lookahead;
+  aopt.gi_ready_gating = p.opt.gi_pacing == GiPacing::Ready;
   aopt.fetch_needed_rows = p.opt.fetch == Fetch::Needed;
   // A one-shot product whose block is exactly this rank's rows of a fresh C: the kernel writes
   // the entries into C's final arrays (BlockSink), so the out phase only renumbers columns.
@@ -601,6 +602,14 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   p.state.sink = nullptr;
   p.state.values_into = {};
 
+  {
+    // The out phase's first world collectives (C's column map, its global constants) would wait
+    // here anyway for the rank whose loop ends last; measured apart, the out phase is what it
+    // costs itself and the wait is the multiply's imbalance (on a Gi-bound cluster, most of what
+    // the out phase used to show: ca-CondMat 4 x 4 at 50 Mbit, docs/benchmarks.md).
+    PhaseTimer t(stats.times.imbalance_wait, "Trident: wait for the slowest rank");
+    MPI_Barrier(p.world);
+  }
   {
     PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");
     // The assembly into a C given by the caller may throw InvalidInput (a pattern that lacks the

@@ -433,10 +433,10 @@ int run(int argc, char** argv) {
     } else {
       if (fresh)
         f << "algo,matrix,op,P,ranks_per_group,permute,time_s,time_in_s,time_gi_s,time_li_s,time_local_s,time_out_s,"
-             "gi_bytes_max,gi_bytes_total,li_bytes_max,li_bytes_total,nnz_a,nnz_c,flops,peak_rss_mb,check\n";
+             "gi_bytes_max,gi_bytes_total,li_bytes_max,li_bytes_total,nnz_a,nnz_c,flops,peak_rss_mb,check,time_wait_s\n";
       f << "petsc," << name << "," << o.op << "," << P << "," << o.ranks_per_group << ",none," << std::setprecision(6)
         << time_s << ",0,0,0,0,0,0,0,0,0," << nnzA << "," << nnzC << "," << flops << "," << std::fixed
-        << std::setprecision(1) << peak << "," << checkResult << "\n";
+        << std::setprecision(1) << peak << "," << checkResult << ",0\n";
       if (!f) csvFailed = 1;
     }
   }

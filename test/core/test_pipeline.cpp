@@ -3,7 +3,9 @@
 // tiles) must not change a single bit of C: for every lambda and grid, C with lookahead = 1 and
 // with a lookahead larger than the number of rounds equals C with the default lookahead exactly,
 // and the needed-rows path (row-compressed B, renumbered A) equals the whole-tile path exactly
-// (same products accumulated in the same order). Each is also checked against Tpetra.
+// (same products accumulated in the same order), and so does Gi pacing "eager" (tiles sent as
+// soon as the sender's in phase ends) against the default "ready" (sent once the receiving group
+// is ready, GiFetch's ready gating). Each is also checked against Tpetra.
 //   test_pipeline [--matrices=a.mtx,...]
 // Run with TRIDENT_PROGRESS_EVERY_WORK=1 the progress hook fires after every row.
 #include <Teuchos_CommandLineProcessor.hpp>
@@ -42,13 +44,14 @@ bool identical(const Entries& a, const Entries& b, std::string& why) {
 }
 
 Entries product(const crs_matrix_type& A, const std::string& algo, int lambda, const std::string& grid,
-                const std::string& fetch, int lookahead) {
+                const std::string& fetch, int lookahead, const std::string& pacing = "ready") {
   auto params = Teuchos::rcp(new Teuchos::ParameterList);
   params->set("trident: algorithm", algo);
   params->set("trident: ranks per group", lambda);
   params->set("trident: grid", grid);
   params->set("trident: fetch", fetch);
   params->set("trident: lookahead", lookahead);
+  if (algo == "trident") params->set("trident: gi pacing", pacing);
   auto C = Teuchos::rcp(new crs_matrix_type(A.getRowMap(), 0));
   Trident::MatrixMatrix::Multiply(A, false, A, false, *C, true, "", params);
   return gather(*C);
@@ -69,6 +72,9 @@ void runCase(const std::string& name, const crs_matrix_type& A) {
                     what + " lookahead " + std::to_string(la) + " bit-identical to lookahead 2", why);
       tally.check(identical(base, product(A, "trident", lambda, grid, "whole", 1), why),
                   what + " whole tiles (lookahead 1) bit-identical to needed rows", why);
+      for (int la : {1, 2})
+        tally.check(identical(base, product(A, "trident", lambda, grid, "needed", la, "eager"), why),
+                    what + " gi pacing eager (lookahead " + std::to_string(la) + ") bit-identical to ready", why);
     }
   }
   const Entries summa = product(A, "summa", 1, "auto", "needed", 2);

@@ -11,6 +11,8 @@
 //                                    finish theirs: its GiFetch completes, then the job aborts
 //   test_robust --abort=gifetch-stall  rank P-1 fails with sends in flight that its peers never
 //                                    receive: its GiFetch cleanup ends the job after 10 s
+//   --abort=gifetch-ready, --abort=gifetch-stall-ready: the same with ready gating (the peers'
+//                                    tokens, which the stalled peers never test, are what is missing)
 #include <mpi.h>
 
 #include <chrono>
@@ -169,10 +171,13 @@ bool close(double a, double b) { return std::abs(a - b) <= 1e-10 * std::max(std:
 
 // Runs a Gi fetch of `s` and abandons it by an exception after round 0 on the ranks where
 // `fail` is true; the others complete it.
-void abandonedFetch(const Setup& s, const Topology& topo, bool fail, bool wrapInAbort) {
+// gated: with ready gating (GiFetch's class comment), so that the cleanup also completes the
+// group's barrier and the tokens.
+void abandonedFetch(const Setup& s, const Topology& topo, bool fail, bool wrapInAbort, bool gated = false) {
   auto body = [&] {
     NnzTable nnz = gatherNnzTable(s.L, s.tiles, topo.group(), topo.k(), topo.world());
-    GiFetch gi(s.L, s.tiles, nnz, topo.group(), topo.k(), topo.gi_comm(), 1, nullptr);
+    GiFetch gi(s.L, s.tiles, nnz, topo.group(), topo.k(), topo.gi_comm(), 1, nullptr,
+               gated ? topo.li_comm() : MPI_COMM_NULL);
     gi.postSends();
     gi.postReceivesUpTo(1);
     for (int r = 0; r < s.L.grid.rounds; ++r) {
@@ -189,7 +194,8 @@ void abandonedFetch(const Setup& s, const Topology& topo, bool fail, bool wrapIn
     body();
 }
 
-void testGiFetchAbandoned() {
+void testGiFetchAbandoned(bool gated) {
+  const std::string how = gated ? " (ready gating)" : " (eager)";
   // P = 4, lambda = 2: two groups, a 2 x 1 grid, two rounds; A and B slices cross Gi. Slices of
   // ~100 KB go by rendezvous, not eagerly.
   auto topo = cachedTopology(MPI_COMM_WORLD, 2);
@@ -199,11 +205,11 @@ void testGiFetchAbandoned() {
   Setup s1 = distribute(p1, *topo);
   bool threw = false;
   try {
-    abandonedFetch(s1, *topo, true, false);
+    abandonedFetch(s1, *topo, true, false, gated);
   } catch (const std::runtime_error&) {
     threw = true;
   }
-  check(threw, "GiFetch: an exception after round 0 on every rank unwinds (the destructor completes the fetch)");
+  check(threw, "GiFetch: an exception after round 0 on every rank unwinds (the destructor completes the fetch)" + how);
 
   // The same communicators, a multiply of different values: any message of the abandoned fetch
   // left unmatched would be taken for one of its slices.
@@ -226,7 +232,7 @@ void testGiFetchAbandoned() {
   long long nnz;
   referenceSums(m, k, n, perRow, 3.0, 7, sum, sq, nnz);
   check(nnz == nnzGlob && close(sum, glob[0]) && close(sq, glob[1]),
-        "GiFetch: the next multiply on the same communicators is exact (no stale message)");
+        "GiFetch: the next multiply on the same communicators is exact (no stale message)" + how);
 }
 
 // ---- runOrAbort ---------------------------------------------------------------------------------
@@ -286,13 +292,13 @@ int abortMode(const std::string& mode) {
       if (failing) throw std::bad_alloc();
       MPI_Barrier(MPI_COMM_WORLD);  // waits for the failing rank forever without the guard
     });
-  } else if (mode == "gifetch") {
+  } else if (mode == "gifetch" || mode == "gifetch-ready") {
     auto topo = cachedTopology(MPI_COMM_WORLD, 2);
     Problem p = makeProblem(3000, 3000, 3000, 8, 1.0, 5);
     Setup s = distribute(p, *topo);
-    abandonedFetch(s, *topo, failing, true);
+    abandonedFetch(s, *topo, failing, true, mode == "gifetch-ready");
     MPI_Barrier(MPI_COMM_WORLD);  // the healthy ranks wait here for the failing one
-  } else if (mode == "gifetch-stall") {
+  } else if (mode == "gifetch-stall" || mode == "gifetch-stall-ready") {
     // The healthy ranks post their sends and then wait in a barrier without receiving: the failing
     // rank's cleanup cannot complete its sends and must end the job itself.
     auto topo = cachedTopology(MPI_COMM_WORLD, 2);
@@ -300,7 +306,8 @@ int abortMode(const std::string& mode) {
     Setup s = distribute(p, *topo);
     NnzTable nnz = gatherNnzTable(s.L, s.tiles, topo->group(), topo->k(), topo->world());
     runOrAbort(MPI_COMM_WORLD, "test: Gi fetch", [&] {
-      GiFetch gi(s.L, s.tiles, nnz, topo->group(), topo->k(), topo->gi_comm(), 1, nullptr);
+      GiFetch gi(s.L, s.tiles, nnz, topo->group(), topo->k(), topo->gi_comm(), 1, nullptr,
+                 mode == "gifetch-stall-ready" ? topo->li_comm() : MPI_COMM_NULL);
       gi.postSends();
       gi.postReceivesUpTo(1);
       if (failing) throw std::runtime_error("injected failure");
@@ -335,7 +342,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   testTopologyCache();
-  testGiFetchAbandoned();
+  testGiFetchAbandoned(false);
+  testGiFetchAbandoned(true);
 
   const int rank = gRank, failed = gFailed, passed = gPassed, freedBefore = gFreed;
   MPI_Finalize();

@@ -39,6 +39,10 @@ struct AlgorithmOptions {
   // Trident, lambda > 1: over Li, only the rows of B's tile each rank's A slice uses (true), or
   // whole tiles by Allgatherv (false). Unset: as fetch_needed_rows.
   std::optional<bool> li_needed_rows;
+  // Trident: no tile goes to a group over Gi before that group and the sender's have finished the
+  // in phase (GiFetch's ready gating), so the in phase's small messages do not queue behind tiles
+  // on a saturated node link. False: tiles go out as soon as the sender's in phase is done.
+  bool gi_ready_gating = true;
 };
 
 // What an algorithm keeps between executions of one plan (same layout, same patterns of A and B,

@@ -28,6 +28,9 @@ struct GiSetup {
   MPI_Comm gi_comm = MPI_COMM_NULL;
   int lookahead = 2;
   const NeededRows* needed = nullptr;  // null: whole slices
+  // The group's communicator for ready gating (GiFetch's class comment); MPI_COMM_NULL: sends go
+  // out as soon as the window allows.
+  MPI_Comm ready_comm = MPI_COMM_NULL;
 };
 
 class Backend {

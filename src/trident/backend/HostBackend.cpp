@@ -17,7 +17,8 @@ class HostBackend final : public Backend {
   LocalSpGEMM& kernel() override { return *kernel_; }
   std::unique_ptr<LiTransport> li(MPI_Comm li_comm) override { return std::make_unique<MpiLiTransport>(li_comm); }
   std::unique_ptr<GiTransport> gi(const GiSetup& s) override {
-    return std::make_unique<GiFetch>(s.L, s.tiles, s.nnz, s.unit, s.k, s.gi_comm, s.lookahead, s.needed);
+    return std::make_unique<GiFetch>(s.L, s.tiles, s.nnz, s.unit, s.k, s.gi_comm, s.lookahead, s.needed,
+                                     s.ready_comm);
   }
 
  private:

@@ -59,7 +59,8 @@ class CudaBackend final : public Backend {
     return std::make_unique<CudaLiTransport>(*nccl_, li_comm);
   }
   std::unique_ptr<GiTransport> gi(const GiSetup& s) override {
-    return std::make_unique<GiFetch>(s.L, s.tiles, s.nnz, s.unit, s.k, s.gi_comm, s.lookahead, s.needed);
+    return std::make_unique<GiFetch>(s.L, s.tiles, s.nnz, s.unit, s.k, s.gi_comm, s.lookahead, s.needed,
+                                     s.ready_comm);
   }
 
  private:

@@ -18,8 +18,8 @@ namespace {
 // use these lists, so a new field is added in one place.
 constexpr double PhaseTimes::*kTimes[] = {&PhaseTimes::redistribute_in, &PhaseTimes::gi_wait,
                                           &PhaseTimes::li_allgather,    &PhaseTimes::local_multiply,
-                                          &PhaseTimes::accumulate,      &PhaseTimes::redistribute_out,
-                                          &PhaseTimes::total};
+                                          &PhaseTimes::accumulate,      &PhaseTimes::imbalance_wait,
+                                          &PhaseTimes::redistribute_out, &PhaseTimes::total};
 constexpr std::uint64_t MultiplyStats::*kCounters[] = {
     &MultiplyStats::gi_bytes_sent,         &MultiplyStats::gi_bytes_recv,         &MultiplyStats::li_bytes_sent,
     &MultiplyStats::li_bytes_recv,         &MultiplyStats::redistribute_gi_bytes, &MultiplyStats::redistribute_li_bytes,

@@ -13,6 +13,9 @@ struct PhaseTimes {
   double li_allgather = 0;      // rebuilding B(s,j) inside the group
   double local_multiply = 0;    // local SpGEMM kernels
   double accumulate = 0;        // summing the partial products into C
+  // After the multiply, waiting for the rank whose loop ends last (the loop's imbalance), before
+  // the out phase's collectives.
+  double imbalance_wait = 0;
   double redistribute_out = 0;  // C tiles -> 1D Tpetra rows, fillComplete
   double total = 0;             // wall time of the whole multiply on this rank
 };

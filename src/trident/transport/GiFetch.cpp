@@ -17,6 +17,8 @@ namespace {
 // row-compressed slice of B; A and B of one round use disjoint tags.
 constexpr int kTagsPerRound = 8;
 int tag(int round, bool isB, int part) { return kTagsPerRound * round + (isB ? 4 : 0) + part; }
+// The ready tokens' tag, after every round's.
+int tokenTag(int rounds) { return kTagsPerRound * rounds; }
 
 // Each part may be several messages (bigcount: at most chunkLimit() elements each). bound: the
 // receiver's capacity for the entries when it only knows an upper bound (filtered B slices).
@@ -41,7 +43,7 @@ void recvCsr(Csr& m, int src, int round, bool isB, MPI_Comm comm, std::vector<MP
 }  // namespace
 
 GiFetch::GiFetch(const Layout& L, const OwnedTiles& tiles, const NnzTable& nnz, int my_unit, int my_k,
-                 MPI_Comm gi_comm, int lookahead, const NeededRows* needed)
+                 MPI_Comm gi_comm, int lookahead, const NeededRows* needed, MPI_Comm ready_comm)
     : L_(L), tiles_(tiles), nnz_(nnz), unit_(my_unit), k_(my_k), i_(L.grid.unit_row(my_unit)),
       j_(L.grid.unit_col(my_unit)), comm_(gi_comm), lookahead_(lookahead < 1 ? 1 : lookahead),
       in_(L.grid.rounds), needed_(needed) {
@@ -61,6 +63,91 @@ GiFetch::GiFetch(const Layout& L, const OwnedTiles& tiles, const NnzTable& nnz, 
   }
   std::stable_sort(schedule_.begin(), schedule_.end(),
                    [](const Outgoing& x, const Outgoing& y) { return x.round < y.round; });
+  posted_.assign(schedule_.size(), 0);
+  if (ready_comm == MPI_COMM_NULL) return;
+  gated_ = true;
+  int units = 1;
+  MPI_Comm_size(comm_, &units);
+  peer_ready_.assign(static_cast<std::size_t>(units), 0);
+  for (const Outgoing& o : schedule_) token_from_.push_back(destination(o));
+  for (int r = 0; r < g.rounds; ++r) {
+    const int s = g.stage(r, i_, j_);
+    for (int u : {g.a_owner(i_, s), g.b_owner(s, j_)})
+      if (u != unit_) token_to_.push_back(u);
+  }
+  for (auto* v : {&token_from_, &token_to_}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  // Empty messages: a token carries nothing but its arrival.
+  token_recvs_.assign(token_from_.size(), MPI_REQUEST_NULL);
+  for (std::size_t t = 0; t < token_from_.size(); ++t)
+    MPI_Irecv(nullptr, 0, MPI_BYTE, token_from_[t], tokenTag(g.rounds), comm_, &token_recvs_[t]);
+  tokens_open_ = token_from_.size();
+  MPI_Ibarrier(ready_comm, &group_barrier_);
+}
+
+int GiFetch::destination(const Outgoing& o) const {
+  return o.isB ? L_.grid.unit(o.peer_row_or_col, j_) : L_.grid.unit(i_, o.peer_row_or_col);
+}
+
+void GiFetch::groupReady() {
+  group_ready_ = true;
+  token_sends_.assign(token_to_.size(), MPI_REQUEST_NULL);
+  for (std::size_t t = 0; t < token_to_.size(); ++t)
+    MPI_Isend(nullptr, 0, MPI_BYTE, token_to_[t], tokenTag(L_.grid.rounds), comm_, &token_sends_[t]);
+}
+
+bool GiFetch::gateOpen() const { return !gated_ || (group_ready_ && tokens_open_ == 0); }
+
+bool GiFetch::pumpGate() {
+  if (!gated_) return true;
+  if (!group_ready_) {
+    int flag = 0;
+    MPI_Test(&group_barrier_, &flag, MPI_STATUS_IGNORE);
+    if (flag) groupReady();
+  }
+  if (tokens_open_ > 0) {
+    std::vector<int> idx(token_recvs_.size());
+    int done = 0;
+    MPI_Testsome(static_cast<int>(token_recvs_.size()), token_recvs_.data(), &done, idx.data(), MPI_STATUSES_IGNORE);
+    if (done != MPI_UNDEFINED)
+      for (int q = 0; q < done; ++q) {
+        peer_ready_[static_cast<std::size_t>(token_from_[static_cast<std::size_t>(idx[q])])] = 1;
+        --tokens_open_;
+      }
+  }
+  postAllowed();
+  return gateOpen();
+}
+
+void GiFetch::waitSomeWithGate(std::vector<MPI_Request>& reqs, std::vector<MPI_Status>* st) {
+  std::vector<MPI_Request> all(reqs);
+  const std::size_t n = reqs.size();
+  const bool barrier = gated_ && !group_ready_;
+  if (barrier) all.push_back(group_barrier_);
+  const std::size_t tokens_at = all.size();
+  if (gated_ && tokens_open_ > 0) all.insert(all.end(), token_recvs_.begin(), token_recvs_.end());
+  std::vector<int> idx(all.size());
+  std::vector<MPI_Status> sts(all.size());
+  int done = 0;
+  MPI_Waitsome(static_cast<int>(all.size()), all.data(), &done, idx.data(), sts.data());
+  std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n), reqs.begin());
+  if (barrier) group_barrier_ = all[n];
+  if (all.size() > tokens_at) std::copy(all.begin() + static_cast<std::ptrdiff_t>(tokens_at), all.end(), token_recvs_.begin());
+  if (done == MPI_UNDEFINED) return;
+  for (int q = 0; q < done; ++q) {
+    const auto at = static_cast<std::size_t>(idx[q]);
+    if (at < n) {
+      if (st) (*st)[at] = sts[q];
+    } else if (at >= tokens_at) {
+      peer_ready_[static_cast<std::size_t>(token_from_[at - tokens_at])] = 1;
+      --tokens_open_;
+    } else {
+      groupReady();
+    }
+  }
+  postAllowed();
 }
 
 // Only reached with transfers in flight when an exception unwinds through the multiply (finish()
@@ -74,7 +161,7 @@ GiFetch::GiFetch(const Layout& L, const OwnedTiles& tiles, const NnzTable& nnz, 
 // waiting for it elsewhere and never receive; after kStall without any transfer completing the
 // job ends with a message (the abort policy of core/Abort.hpp: it would end anyway).
 GiFetch::~GiFetch() {
-  bool started = !sends_.empty() || next_send_ > 0;
+  bool started = !sends_.empty() || next_send_ > 0 || gated_;
   for (const auto& in : in_) started = started || in.posted;
   if (!started) return;  // nothing posted here; finish() already ran or the loop never began
 
@@ -94,6 +181,7 @@ GiFetch::~GiFetch() {
   // Completes reqs while letting the sends progress; false when nothing completed for kStall.
   auto complete = [&](std::vector<MPI_Request>& reqs) {
     for (;;) {
+      pumpGate();  // tokens that come let the sends a peer waits for go out
       const bool open = poll(reqs);
       if (&reqs != &sends_) poll(sends_);
       if (!open) return true;
@@ -106,6 +194,7 @@ GiFetch::~GiFetch() {
     for (const auto& in : in_)
       for (MPI_Request r : in.reqs) open += r != MPI_REQUEST_NULL;
     for (MPI_Request r : sends_) open += r != MPI_REQUEST_NULL;
+    open += static_cast<std::size_t>(std::count(posted_.begin(), posted_.end(), 0));
     abortJob(comm_, "Trident Gi fetch cleanup after an error",
              std::string(what) + ": " + std::to_string(open) +
                  " transfers with peer ranks made no progress for 10 s; their buffers cannot be released safely");
@@ -118,8 +207,17 @@ GiFetch::~GiFetch() {
       in_[r].reqs.clear();
       release(r);
     }
+    // With ready gating: the tokens of peers that never asked for a slice yet, then the sends
+    // they allow, and this rank's own tokens.
+    while (!pumpGate()) {
+      if (std::chrono::steady_clock::now() - lastProgress > kStall) stalled("waiting for the peers' ready tokens");
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      poll(sends_);
+    }
     if (!complete(sends_)) stalled("completing the sends");
     sends_.clear();
+    if (!complete(token_sends_)) stalled("completing the ready tokens");
+    token_sends_.clear();
   } catch (const std::exception& e) {
     // postReceive allocates; out of memory here leaves no safe way on.
     stalled(e.what());
@@ -127,9 +225,8 @@ GiFetch::~GiFetch() {
 }
 
 void GiFetch::postSend(const Outgoing& o) {
-  const TileGrid& g = L_.grid;
   if (!o.isB) {
-    sendCsr(tiles_.a[o.s], g.unit(i_, o.peer_row_or_col), o.round, false, comm_, sends_, 0);
+    sendCsr(tiles_.a[o.s], destination(o), o.round, false, comm_, sends_, 0);
     bytes_sent_ += tiles_.a[o.s].wireBytes();
     return;
   }
@@ -137,7 +234,7 @@ void GiFetch::postSend(const Outgoing& o) {
   // compressed where it is owned, OwnedTiles) its nonempty ones and their indices.
   const Csr* slice = &tiles_.b[o.s];
   const std::vector<int>* stored = tiles_.bRows(o.s);
-  const int dest = g.unit(o.peer_row_or_col, j_);
+  const int dest = destination(o);
   if (needed_) {
     const std::vector<int>& keep = needed_->rows(o.peer_row_or_col, o.s);
     filtered_.push_back(stored ? selectRows(*slice, *stored, keep) : selectRows(*slice, keep));
@@ -152,7 +249,21 @@ void GiFetch::postSend(const Outgoing& o) {
 }
 
 void GiFetch::postSendsUpTo(int round_end) {
-  while (next_send_ < schedule_.size() && schedule_[next_send_].round < round_end) postSend(schedule_[next_send_++]);
+  send_window_ = std::max(send_window_, round_end);
+  if (gated_) {
+    pumpGate();
+  } else {
+    postAllowed();
+  }
+}
+
+void GiFetch::postAllowed() {
+  for (std::size_t t = next_send_; t < schedule_.size() && schedule_[t].round < send_window_; ++t)
+    if (!posted_[t] && peerReady(destination(schedule_[t]))) {
+      postSend(schedule_[t]);
+      posted_[t] = 1;
+    }
+  while (next_send_ < schedule_.size() && posted_[next_send_]) ++next_send_;
 }
 
 void GiFetch::postReceive(int r) {
@@ -211,6 +322,12 @@ void GiFetch::wait(int r, const Csr** a, const Csr** b, const std::vector<int>**
   std::vector<int> idx(in.reqs.size());
   std::vector<MPI_Status> st(in.reqs.size());
   for (;;) {
+    if (!gateOpen()) {
+      pumpGate();
+      if (std::none_of(in.reqs.begin(), in.reqs.end(), [](MPI_Request q) { return q != MPI_REQUEST_NULL; })) break;
+      waitSomeWithGate(in.reqs, &in.st);
+      continue;
+    }
     int done = 0;
     if (in.reqs.empty()) break;
     MPI_Waitsome(static_cast<int>(in.reqs.size()), in.reqs.data(), &done, idx.data(), st.data());
@@ -254,6 +371,7 @@ void GiFetch::release(int r) {
 }
 
 void GiFetch::progress() {
+  if (!gateOpen()) pumpGate();
   if (!sends_.empty()) {
     int flag = 0;
     MPI_Testall(static_cast<int>(sends_.size()), sends_.data(), &flag, MPI_STATUSES_IGNORE);
@@ -265,8 +383,14 @@ void GiFetch::progress() {
 
 void GiFetch::finish() {
   postSendsUpTo(L_.grid.rounds);
+  // Every token must come (and with them every send is posted) and the group's barrier complete,
+  // also on a rank that sends nothing or had all its slices before its group was ready.
+  std::vector<MPI_Request> none;
+  while (!pumpGate()) waitSomeWithGate(none, nullptr);
   if (!sends_.empty()) MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
   sends_.clear();
+  if (!token_sends_.empty()) MPI_Waitall(static_cast<int>(token_sends_.size()), token_sends_.data(), MPI_STATUSES_IGNORE);
+  token_sends_.clear();
   filtered_.clear();
 }
 

@@ -12,6 +12,15 @@
 // <= r, so round r completes on every rank once round r-1 has. progress() (called between rows
 // of the local kernel, see LocalProgressHook) tests the sends and receives in flight, because MPI
 // moves a rendezvous message only inside an MPI call.
+//
+// Ready gating (a ready_comm given, the drop-in's default "trident: gi pacing" = "ready"): no rank
+// sends a tile to a group before every rank of that group, and of its own, has finished the in
+// phase. On a node link that is the bottleneck (a deep FIFO, as on a lossless fabric) the small
+// messages of the in phase (the needed-rows all-gather, the tile triplets of slower ranks) would
+// otherwise queue behind the tiles that faster ranks already stream into the same link, and the
+// in phase would take the link's backlog instead of its bytes. It is a non-blocking barrier over
+// ready_comm (the group) and one empty token to each Gi peer that sends to this rank, posted when
+// that barrier completes: no world collective, and a group whose peers are ready starts at once.
 #include <mpi.h>
 #include <cstdint>
 #include <vector>
@@ -30,13 +39,16 @@ namespace Trident {
 class GiFetch final : public GiTransport {
  public:
   // needed: when given, slices of B travel with only the rows the requesting group's A uses.
+  // ready_comm: when given (the group's li_comm), sends wait for ready gating (above); collective
+  // over it (a non-blocking barrier, started here). MPI_COMM_NULL: sends go out at once.
   GiFetch(const Layout& L, const OwnedTiles& tiles, const NnzTable& nnz, int my_unit, int my_k, MPI_Comm gi_comm,
-          int lookahead, const NeededRows* needed = nullptr);
+          int lookahead, const NeededRows* needed = nullptr, MPI_Comm ready_comm = MPI_COMM_NULL);
   ~GiFetch() override;
   GiFetch(const GiFetch&) = delete;
   GiFetch& operator=(const GiFetch&) = delete;
 
-  // Posts, in round order, the sends of owned slices that other units need in rounds < round_end.
+  // Posts, in round order, the sends of owned slices that other units need in rounds < round_end
+  // (with ready gating: those to units that are ready; the others follow as their tokens come).
   void postSendsUpTo(int round_end) override;
   // All of them at once (the robustness tests' cleanup scenarios).
   void postSends() { postSendsUpTo(L_.grid.rounds); }
@@ -80,6 +92,22 @@ class GiFetch final : public GiTransport {
   };
   void postReceive(int r);
   void postSend(const Outgoing& o);
+  // Ready gating: tests the group's barrier and the peers' tokens, sends this rank's tokens once
+  // its group is ready, and posts the sends of the window that became allowed. True when no
+  // gating request is open any more.
+  bool pumpGate();
+  // Blocks until one request of reqs or one open gating request (the group's barrier, a token)
+  // completes; keeps reqs' statuses in *st. A blocked wait must also wait for the gate, or two
+  // ranks could each wait for a slice that the other may only send after testing a token.
+  void waitSomeWithGate(std::vector<MPI_Request>& reqs, std::vector<MPI_Status>* st);
+  bool peerReady(int unit) const {
+    return !gated_ || (group_ready_ && peer_ready_[static_cast<std::size_t>(unit)]);
+  }
+  bool gateOpen() const;  // no gating, or every gating request complete
+  void groupReady();      // the group's barrier completed: send this rank's tokens
+  // Posts the sends of rounds < send_window_ whose peers are ready, in round order.
+  void postAllowed();
+  int destination(const Outgoing& o) const;  // the unit (gi_comm rank) o goes to
   // Tests in.reqs, keeping statuses; true when all are complete.
   bool testIncoming(Incoming& in);
 
@@ -92,7 +120,19 @@ class GiFetch final : public GiTransport {
   std::vector<Incoming> in_;
   std::vector<MPI_Request> sends_;
   std::vector<Outgoing> schedule_;  // every send of this rank, in round order
+  std::vector<char> posted_;        // schedule_[t] is posted (with gating, not always a prefix)
   std::size_t next_send_ = 0;       // schedule_[0, next_send_) are posted
+  int send_window_ = 0;             // the largest round_end asked of postSendsUpTo
+  // Ready gating (see the class comment).
+  bool gated_ = false;
+  bool group_ready_ = false;
+  MPI_Request group_barrier_ = MPI_REQUEST_NULL;
+  std::vector<int> token_from_;            // units this rank sends to, whose tokens it waits for
+  std::vector<MPI_Request> token_recvs_;   // one per token_from_
+  std::vector<int> token_to_;              // units that send to this rank
+  std::vector<MPI_Request> token_sends_;
+  std::vector<char> peer_ready_;           // by unit: its token came
+  std::size_t tokens_open_ = 0;            // token_recvs_ not complete
   const NeededRows* needed_;
   std::deque<Csr> filtered_;  // row-selected copies of owned B slices, alive until finish()
   std::uint64_t bytes_sent_ = 0, bytes_recv_ = 0;
