@@ -79,7 +79,7 @@ struct Options {
   std::string permute = "none";
   std::string grid = "auto";
   std::string slices = "auto";  // "trident: slices" (the drop-in's default)
-  std::string gi_pacing = "auto";
+  std::string gi_pacing = "eager";
   std::string local_kernel = "gustavson";
   int trials = 3;
   bool interleave = false;  // trial by trial across algorithms instead of algorithm by algorithm
@@ -400,7 +400,7 @@ int run(int argc, char* argv[]) {
                 "lambda, ranks per group (node); 0 = auto (the MPI_COMM_TYPE_SHARED groups; 2 in the built-in default job)");
   clp.setOption("permute", &o.permute, "none | random (trident: symmetric random permutation)");
   clp.setOption("grid", &o.grid, "auto | square | rows (Trident's coarse grid of groups; see \"trident: grid\")");
-  clp.setOption("gi-pacing", &o.gi_pacing, "auto | ready | eager (when Trident's tiles start over Gi; see \"trident: gi pacing\")");
+  clp.setOption("gi-pacing", &o.gi_pacing, "eager | ready (when Trident's tiles start over Gi; see \"trident: gi pacing\")");
   clp.setOption("slices", &o.slices, "auto | balanced | owners (how Trident cuts tiles into slices; see \"trident: slices\")");
   clp.setOption("trials", &o.trials, "timed trials per algorithm (plus one untimed warm-up)");
   clp.setOption("interleave", "no-interleave", &o.interleave,
@@ -446,8 +446,8 @@ int run(int argc, char* argv[]) {
 #endif
   if (o.grid != "auto" && o.grid != "square" && o.grid != "rows")
     errors.push_back("--grid must be auto, square or rows, not '" + o.grid + "'");
-  if (o.gi_pacing != "auto" && o.gi_pacing != "ready" && o.gi_pacing != "eager")
-    errors.push_back("--gi-pacing must be auto, ready or eager, not '" + o.gi_pacing + "'");
+  if (o.gi_pacing != "ready" && o.gi_pacing != "eager")
+    errors.push_back("--gi-pacing must be eager or ready, not '" + o.gi_pacing + "'");
   if (o.slices != "auto" && o.slices != "balanced" && o.slices != "owners")
     errors.push_back("--slices must be auto, balanced or owners, not '" + o.slices + "'");
   if (o.permute != "none" && o.permute != "random")

@@ -11,8 +11,7 @@
 //   "trident: lookahead"        int >= 1, rounds of tiles in flight ahead of the multiply (default 2)
 //   "trident: grid"             "auto" (default) | "square" (near-square 2D) | "rows" (groups x 1)
 //   "trident: fetch"            "needed" (default: only the B rows A uses) | "whole" (whole slices)
-//   "trident: gi pacing"        "auto" (default: ready across nodes) | "ready" (tiles go to a group once it
-//                               finished the in phase) | "eager"
+//   "trident: gi pacing"        "eager" (default) | "ready" (tiles go to a group once it finished the in phase)
 // The full list with documentation: getValidParameters() (Trident_MultiplyOptions.hpp).
 #include <string>
 #include <Teuchos_ParameterList.hpp>

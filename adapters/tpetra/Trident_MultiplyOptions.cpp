@@ -81,12 +81,12 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
           Teuchos::rcp(new Teuchos::BoolParameterEntryValidator()));
   pl->set("trident: lookahead", 2, "rounds of tiles in flight ahead of the multiply (>= 1)",
           rcp(new Teuchos::EnhancedNumberValidator<int>(1, 1 << 20)));
-  pl->set("trident: gi pacing", std::string("auto"),
-          "when Trident's tiles start over Gi: \"ready\" (a group gets tiles only once every rank of it, and of "
-          "the sender's group, has finished the in phase, so the in phase's small messages do not queue behind "
-          "tiles on a saturated node link), \"eager\" (as soon as the sender's in phase is done) or \"auto\" "
-          "(default: ready where the ranks span more than one shared-memory node, else eager)",
-          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("auto", "ready", "eager"))));
+  pl->set("trident: gi pacing", std::string("eager"),
+          "when Trident's tiles start over Gi: \"eager\" (default: as soon as the sender's in phase is done) or "
+          "\"ready\" (a group gets tiles only once every rank of it, and of the sender's group, has finished the "
+          "in phase, so the in phase's small messages do not queue behind tiles on a saturated node link; the "
+          "link idles meanwhile)",
+          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("eager", "ready"))));
   return pl;
 }
 
@@ -140,8 +140,7 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
       o.local_kernel = str("trident: local kernel", "gustavson");
       o.device = str("trident: device", "host");
       o.lookahead = num("trident: lookahead", 2);
-      const std::string pacing = str("trident: gi pacing", "auto");
-      o.gi_pacing = pacing == "eager" ? GiPacing::Eager : pacing == "ready" ? GiPacing::Ready : GiPacing::Auto;
+      o.gi_pacing = str("trident: gi pacing", "eager") == "ready" ? GiPacing::Ready : GiPacing::Eager;
       o.count_bytes = params->isParameter("trident: count bytes") ? params->get<bool>("trident: count bytes") : true;
       o.remember_auto_choice = params->isParameter("trident: auto: remember choice")
                                    ? params->get<bool>("trident: auto: remember choice")

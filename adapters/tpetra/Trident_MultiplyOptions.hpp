@@ -16,7 +16,7 @@ enum class Algorithm { Trident, Summa, Tpetra, Auto };
 enum class GridChoice { Auto, Square, Rows };
 enum class Fetch { Needed, Whole };
 enum class SliceChoice { Auto, Balanced, Owners };
-enum class GiPacing { Auto, Ready, Eager };
+enum class GiPacing { Eager, Ready };
 
 struct MultiplyOptions {
   // "auto": the least time the cheap distributed estimate predicts (Trident_AutoAlgorithm).
@@ -27,9 +27,8 @@ struct MultiplyOptions {
   std::string local_kernel = "gustavson";
   std::string device = "host";  // the backend (src/trident/backend): "host" or "cuda"
   int lookahead = 2;
-  // Trident's Gi tiles wait until the receiving group has finished its in phase (GiFetch); auto:
-  // where the ranks span several nodes.
-  GiPacing gi_pacing = GiPacing::Auto;
+  // Ready: Trident's Gi tiles wait until the receiving group has finished its in phase (GiFetch).
+  GiPacing gi_pacing = GiPacing::Eager;
   GridChoice grid = GridChoice::Auto;
   Fetch fetch = Fetch::Needed;
   // Owner slices where they cost little imbalance (see ownerCuts in Trident_MultiplyPlan.cpp).

@@ -587,7 +587,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   aopt.local_kernel = p.opt.local_kernel;
   aopt.device = p.opt.device;
   aopt.lookahead = p.opt.lookahead;
-  if (p.opt.gi_pacing != GiPacing::Auto) aopt.gi_ready_gating = p.opt.gi_pacing == GiPacing::Ready;
+  aopt.gi_ready_gating = p.opt.gi_pacing == GiPacing::Ready;
   aopt.fetch_needed_rows = p.opt.fetch == Fetch::Needed;
   // A one-shot product whose block is exactly this rank's rows of a fresh C: the kernel writes
   // the entries into C's final arrays (BlockSink), so the out phase only renumbers columns.

@@ -41,10 +41,10 @@ struct AlgorithmOptions {
   std::optional<bool> li_needed_rows;
   // Trident: no tile goes to a group over Gi before that group and the sender's have finished the
   // in phase (GiFetch's ready gating), so the in phase's small messages do not queue behind tiles
-  // on a saturated node link. False: tiles go out as soon as the sender's in phase is done. Unset:
-  // where the ranks span several nodes (Topology::spans_nodes); on one node Gi is shared memory,
-  // nothing queues, and the gate's handshakes would only delay the first remote round.
-  std::optional<bool> gi_ready_gating;
+  // on a saturated node link. False (default): tiles go out as soon as the sender's in phase is
+  // done, which keeps the link busy while slower ranks end theirs (the shorter multiply where
+  // measured, docs/benchmarks.md, fifteenth session).
+  bool gi_ready_gating = false;
 };
 
 // What an algorithm keeps between executions of one plan (same layout, same patterns of A and B,

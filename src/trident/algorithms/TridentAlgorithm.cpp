@@ -44,9 +44,7 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
   const NeededRows* needed = st.needed.get();
   RoundAccumulator acc(kernel, state, L.a_slice(i, k + 1) - L.a_slice(i, k), L.col_width(j), g.rounds);
   std::unique_ptr<GiTransport> gi_owner = backend.gi({L, tiles, nnz, unit, k, topo.gi_comm(), opt.lookahead, needed,
-                                                               opt.gi_ready_gating.value_or(topo.spans_nodes())
-                                                                   ? topo.li_comm()
-                                                                   : MPI_COMM_NULL});
+                                                               opt.gi_ready_gating ? topo.li_comm() : MPI_COMM_NULL});
   GiTransport& gi = *gi_owner;
   gi.postReceivesUpTo(opt.lookahead);
   gi.postSendsUpTo(opt.lookahead);

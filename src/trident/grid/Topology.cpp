@@ -13,19 +13,17 @@ Topology::Topology(MPI_Comm world, int ranks_per_group) : world_(world), request
   MPI_Comm_rank(world, &rank_);
 
   int color = 0, key = rank_;
-  // The shared-memory node: the default groups, and whether Gi crosses a network link at all.
-  MPI_Comm shared;
-  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &shared);
-  int shared_size = 0, lowest = rank_;
-  MPI_Comm_size(shared, &shared_size);
-  MPI_Allreduce(&rank_, &lowest, 1, MPI_INT, MPI_MIN, shared);
-  MPI_Comm_free(&shared);
-  int min_size = 0, max_size = 0;
-  MPI_Allreduce(&shared_size, &min_size, 1, MPI_INT, MPI_MIN, world);
-  MPI_Allreduce(&shared_size, &max_size, 1, MPI_INT, MPI_MAX, world);
-  spans_nodes_ = min_size < P_;
   if (ranks_per_group <= 0) {
     // Default: the node. Name each shared-memory group by its lowest world rank.
+    MPI_Comm shared;
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &shared);
+    int shared_size = 0, lowest = rank_;
+    MPI_Comm_size(shared, &shared_size);
+    MPI_Allreduce(&rank_, &lowest, 1, MPI_INT, MPI_MIN, shared);
+    MPI_Comm_free(&shared);
+    int min_size = 0, max_size = 0;
+    MPI_Allreduce(&shared_size, &min_size, 1, MPI_INT, MPI_MIN, world);
+    MPI_Allreduce(&shared_size, &max_size, 1, MPI_INT, MPI_MAX, world);
     requireAll(min_size == max_size,
                "Trident: the shared-memory groups (nodes) have unequal sizes (" + std::to_string(min_size) +
                    " to " + std::to_string(max_size) +

@@ -40,9 +40,6 @@ class Topology {
       if (world_of_[w] != static_cast<int>(w)) return false;
     return true;
   }
-  // True when the ranks are on more than one shared-memory node (MPI_COMM_TYPE_SHARED), i.e. some
-  // Gi traffic crosses a network link; the same on every rank.
-  bool spans_nodes() const { return spans_nodes_; }
   // The ranks_per_group it was built for (0 or less: the node), the key of cachedTopology.
   int requested_ranks_per_group() const { return requested_; }
 
@@ -51,7 +48,6 @@ class Topology {
   MPI_Comm li_comm_ = MPI_COMM_NULL;
   MPI_Comm gi_comm_ = MPI_COMM_NULL;
   int requested_ = 0;
-  bool spans_nodes_ = false;
   int P_ = 1, rank_ = 0, lambda_ = 1, group_ = 0, k_ = 0;
   std::vector<int> group_of_;  // world rank -> group
   std::vector<int> world_of_;  // group * lambda + k -> world rank

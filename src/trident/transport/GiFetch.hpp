@@ -13,7 +13,7 @@
 // of the local kernel, see LocalProgressHook) tests the sends and receives in flight, because MPI
 // moves a rendezvous message only inside an MPI call.
 //
-// Ready gating (a ready_comm given, the drop-in's default "trident: gi pacing" = "ready"): no rank
+// Ready gating (a ready_comm given: "trident: gi pacing" = "ready"): no rank
 // sends a tile to a group before every rank of that group, and of its own, has finished the in
 // phase. On a node link that is the bottleneck (a deep FIFO, as on a lossless fabric) the small
 // messages of the in phase (the needed-rows all-gather, the tile triplets of slower ranks) would
