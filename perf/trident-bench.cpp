@@ -833,8 +833,8 @@ int run(int argc, char* argv[]) {
       const auto& m = rs.max.times;
       out << "  " << std::left << std::setw(10) << r.algo << std::right << std::fixed << std::setprecision(3)
           << " execute " << tm << " s (in " << m.redistribute_in << ", gi " << m.gi_wait << ", li " << m.li_allgather
-          << ", local " << m.local_multiply + m.accumulate << ", out " << m.redistribute_out << "), fresh "
-          << r.time_s << " s, ratio " << std::setprecision(2) << (r.time_s > 0 ? tm / r.time_s : 0.0)
+          << ", local " << m.local_multiply + m.accumulate << ", wait " << m.imbalance_wait << ", out "
+          << m.redistribute_out << "), fresh " << r.time_s << " s, ratio " << std::setprecision(2) << (r.time_s > 0 ? tm / r.time_s : 0.0)
           << ", C reused in place " << plan.reusedExecutions() << "/" << plan.executions() - 1 << std::defaultfloat
           << "\n";
     }
