@@ -747,7 +747,8 @@ int run(int argc, char* argv[]) {
   {
     std::ostringstream t;
     t << std::left << std::setw(10) << "algo" << std::right << std::setw(9) << "time_s" << std::setw(8) << "in"
-      << std::setw(8) << "gi" << std::setw(8) << "li" << std::setw(8) << "local" << std::setw(8) << "wait" << std::setw(8) << "out"
+      << std::setw(8) << "gi" << std::setw(8) << "li" << std::setw(8) << "local" << std::setw(8) << "wait"
+      << std::setw(8) << "out"
       << std::setw(10) << "Gi max" << std::setw(10) << "Gi total" << std::setw(10) << "Li max" << std::setw(10)
       << "Li total" << std::setw(11) << "nnz(C)" << std::setw(10) << "flops" << std::setw(8) << "RSS MB"
       << std::setw(7) << "check" << "\n";
@@ -834,7 +835,8 @@ int run(int argc, char* argv[]) {
       out << "  " << std::left << std::setw(10) << r.algo << std::right << std::fixed << std::setprecision(3)
           << " execute " << tm << " s (in " << m.redistribute_in << ", gi " << m.gi_wait << ", li " << m.li_allgather
           << ", local " << m.local_multiply + m.accumulate << ", wait " << m.imbalance_wait << ", out "
-          << m.redistribute_out << "), fresh " << r.time_s << " s, ratio " << std::setprecision(2) << (r.time_s > 0 ? tm / r.time_s : 0.0)
+          << m.redistribute_out << "), fresh " << r.time_s << " s, ratio " << std::setprecision(2)
+          << (r.time_s > 0 ? tm / r.time_s : 0.0)
           << ", C reused in place " << plan.reusedExecutions() << "/" << plan.executions() - 1 << std::defaultfloat
           << "\n";
     }

@@ -3,9 +3,10 @@
 // tiles) must not change a single bit of C: for every lambda and grid, C with lookahead = 1 and
 // with a lookahead larger than the number of rounds equals C with the default lookahead exactly,
 // and the needed-rows path (row-compressed B, renumbered A) equals the whole-tile path exactly
-// (same products accumulated in the same order), and so does Gi pacing "eager" (tiles sent as
-// soon as the sender's in phase ends) against the default "ready" (sent once the receiving group
-// is ready, GiFetch's ready gating). Each is also checked against Tpetra.
+// (same products accumulated in the same order), and so does Gi pacing "eager" (the default:
+// tiles sent as soon as the sender's in phase ends) against "ready" (sent once the receiving
+// group is ready, GiFetch's ready gating), which the other checks here run with. Each is also
+// checked against Tpetra.
 //   test_pipeline [--matrices=a.mtx,...]
 // Run with TRIDENT_PROGRESS_EVERY_WORK=1 the progress hook fires after every row.
 #include <Teuchos_CommandLineProcessor.hpp>

@@ -19,6 +19,9 @@ constexpr int kTagsPerRound = 8;
 int tag(int round, bool isB, int part) { return kTagsPerRound * round + (isB ? 4 : 0) + part; }
 // The ready tokens' tag, after every round's.
 int tokenTag(int rounds) { return kTagsPerRound * rounds; }
+bool anyOpen(const std::vector<MPI_Request>& v) {
+  return std::any_of(v.begin(), v.end(), [](MPI_Request q) { return q != MPI_REQUEST_NULL; });
+}
 
 // Each part may be several messages (bigcount: at most chunkLimit() elements each). bound: the
 // receiver's capacity for the entries when it only knows an upper bound (filtered B slices).
@@ -98,6 +101,11 @@ void GiFetch::groupReady() {
     MPI_Isend(nullptr, 0, MPI_BYTE, token_to_[t], tokenTag(L_.grid.rounds), comm_, &token_sends_[t]);
 }
 
+void GiFetch::tokenCame(std::size_t t) {
+  peer_ready_[static_cast<std::size_t>(token_from_[t])] = 1;
+  --tokens_open_;
+}
+
 bool GiFetch::gateOpen() const { return !gated_ || (group_ready_ && tokens_open_ == 0); }
 
 bool GiFetch::pumpGate() {
@@ -112,10 +120,7 @@ bool GiFetch::pumpGate() {
     int done = 0;
     MPI_Testsome(static_cast<int>(token_recvs_.size()), token_recvs_.data(), &done, idx.data(), MPI_STATUSES_IGNORE);
     if (done != MPI_UNDEFINED)
-      for (int q = 0; q < done; ++q) {
-        peer_ready_[static_cast<std::size_t>(token_from_[static_cast<std::size_t>(idx[q])])] = 1;
-        --tokens_open_;
-      }
+      for (int q = 0; q < done; ++q) tokenCame(static_cast<std::size_t>(idx[q]));
   }
   postAllowed();
   return gateOpen();
@@ -134,15 +139,15 @@ void GiFetch::waitSomeWithGate(std::vector<MPI_Request>& reqs, std::vector<MPI_S
   MPI_Waitsome(static_cast<int>(all.size()), all.data(), &done, idx.data(), sts.data());
   std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n), reqs.begin());
   if (barrier) group_barrier_ = all[n];
-  if (all.size() > tokens_at) std::copy(all.begin() + static_cast<std::ptrdiff_t>(tokens_at), all.end(), token_recvs_.begin());
+  if (all.size() > tokens_at)
+    std::copy(all.begin() + static_cast<std::ptrdiff_t>(tokens_at), all.end(), token_recvs_.begin());
   if (done == MPI_UNDEFINED) return;
   for (int q = 0; q < done; ++q) {
     const auto at = static_cast<std::size_t>(idx[q]);
     if (at < n) {
       if (st) (*st)[at] = sts[q];
     } else if (at >= tokens_at) {
-      peer_ready_[static_cast<std::size_t>(token_from_[at - tokens_at])] = 1;
-      --tokens_open_;
+      tokenCame(at - tokens_at);
     } else {
       groupReady();
     }
@@ -176,7 +181,7 @@ GiFetch::~GiFetch() {
     MPI_Testsome(static_cast<int>(v.size()), v.data(), &done, idx.data(), MPI_STATUSES_IGNORE);
     if (done == MPI_UNDEFINED) return false;  // all were complete already
     if (done > 0) lastProgress = std::chrono::steady_clock::now();
-    return std::any_of(v.begin(), v.end(), [](MPI_Request q) { return q != MPI_REQUEST_NULL; });
+    return anyOpen(v);
   };
   // Completes reqs while letting the sends progress; false when nothing completed for kStall.
   auto complete = [&](std::vector<MPI_Request>& reqs) {
@@ -305,7 +310,7 @@ bool GiFetch::testIncoming(Incoming& in) {
   MPI_Testsome(static_cast<int>(in.reqs.size()), in.reqs.data(), &done, idx.data(), st.data());
   if (done == MPI_UNDEFINED) return true;
   for (int q = 0; q < done; ++q) in.st[idx[q]] = st[q];
-  return std::all_of(in.reqs.begin(), in.reqs.end(), [](MPI_Request q) { return q == MPI_REQUEST_NULL; });
+  return !anyOpen(in.reqs);
 }
 
 bool GiFetch::test(int r) { return r < L_.grid.rounds && testIncoming(in_[r]); }
@@ -324,7 +329,7 @@ void GiFetch::wait(int r, const Csr** a, const Csr** b, const std::vector<int>**
   for (;;) {
     if (!gateOpen()) {
       pumpGate();
-      if (std::none_of(in.reqs.begin(), in.reqs.end(), [](MPI_Request q) { return q != MPI_REQUEST_NULL; })) break;
+      if (!anyOpen(in.reqs)) break;
       waitSomeWithGate(in.reqs, &in.st);
       continue;
     }

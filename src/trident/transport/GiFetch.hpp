@@ -105,6 +105,7 @@ class GiFetch final : public GiTransport {
   }
   bool gateOpen() const;  // no gating, or every gating request complete
   void groupReady();      // the group's barrier completed: send this rank's tokens
+  void tokenCame(std::size_t t);  // token_recvs_[t] completed: its unit is ready
   // Posts the sends of rounds < send_window_ whose peers are ready, in round order.
   void postAllowed();
   int destination(const Outgoing& o) const;  // the unit (gi_comm rank) o goes to
