@@ -10,6 +10,7 @@
 #include "trident/stats/PhaseTimer.hpp"
 #include "trident/transport/BigCount.hpp"
 #include "trident/transport/NnzTable.hpp"
+#include "trident/transport/TileMetadata.hpp"
 
 namespace Trident {
 
@@ -44,7 +45,9 @@ Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo
     Teuchos::TimeMonitor meta(*phaseTimer("Trident: redistribute in: tile metadata"));
     MPI_Comm_split(topo.world(), i, j, &state_ref.row_comm);  // rank in row_comm = j
     MPI_Comm_split(topo.world(), j, i, &state_ref.col_comm);  // rank in col_comm = i
-    state_ref.nnz = gatherNnzTable(L, tiles, me, 0, state_ref.row_comm, state_ref.col_comm);
+    std::vector<int> unit_of_peer(g.cols);
+    for (int q = 0; q < g.cols; ++q) unit_of_peer[q] = g.unit(i, q);
+    state_ref.nnz = gatherTileMetadata(L, tiles, 0, state_ref.row_comm, unit_of_peer, state_ref.col_comm, false).nnz;
     state_ref.prepared = true;
   }
   const NnzTable& nnz = state_ref.nnz;

@@ -9,6 +9,7 @@
 #include "trident/stats/PhaseTimer.hpp"
 #include "trident/transport/NeededRows.hpp"
 #include "trident/transport/NnzTable.hpp"
+#include "trident/transport/TileMetadata.hpp"
 
 namespace Trident {
 
@@ -32,12 +33,12 @@ Csr tridentMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& to
   if (!st.prepared) {
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
     Teuchos::TimeMonitor meta(*phaseTimer("Trident: redistribute in: tile metadata"));
-    {
-      Teuchos::TimeMonitor t1(*phaseTimer("Trident: redistribute in: tile metadata: sizes"));
-      st.nnz = gatherNnzTable(L, tiles, unit, k, topo.gi_comm(), topo.li_comm());
-    }
-    Teuchos::TimeMonitor t2(*phaseTimer("Trident: redistribute in: tile metadata: needed rows"));
-    if (opt.fetch_needed_rows) st.needed = std::make_unique<NeededRows>(L, tiles, k, topo.li_comm(), topo.gi_comm());
+    std::vector<int> unit_of_peer(g.units());  // gi_comm's rank q is group q
+    for (int q = 0; q < g.units(); ++q) unit_of_peer[q] = q;
+    TileMetadata m =
+        gatherTileMetadata(L, tiles, k, topo.gi_comm(), unit_of_peer, topo.li_comm(), opt.fetch_needed_rows);
+    st.nnz = std::move(m.nnz);
+    st.needed = std::move(m.needed);
     st.prepared = true;
   }
   const NnzTable& nnz = st.nnz;

@@ -26,89 +26,98 @@ std::vector<int> distinctSorted(std::vector<int> values, std::int64_t width) {
   return values;
 }
 
-// Allgather of one list per rank (each rank's made of `parts` pieces, piece p ascending and in
-// [0, widths[p]), widths the same on every rank): *all gets every rank's pieces, rank-major, and
-// at[q * (parts + 1) + p] where piece p of rank q starts in it. A piece travels as a bitmap of
-// its range when that is shorter than the list: lists of the rows a tile needs are often most of
-// the tile (unstructured graphs), where the bitmap is 32 times smaller, and on a slow Gi link the
-// bytes of this gather are the in phase's time. Pieces are stored as lists again on arrival.
-void allgatherLists(const std::vector<int>& mine, const std::vector<std::int64_t>& mine_counts,
-                    const std::vector<std::int64_t>& widths, MPI_Comm comm, std::vector<int>* all,
-                    std::vector<std::int64_t>* at) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  const int parts = static_cast<int>(mine_counts.size());
-  // Per piece: its length as a list, and its length on the wire (shorter only as a bitmap).
-  std::vector<std::int64_t> meta(2 * static_cast<std::size_t>(parts));
-  std::vector<int> wire;
-  wire.reserve(mine.size());
+// One list made of `counts.size()` pieces (piece p ascending, in [0, widths[p]), stored back to
+// back in `lists`), packed: a piece travels as a bitmap of its range when that is shorter than the
+// list. Lists of the rows a tile needs are often most of the tile (unstructured graphs), where the
+// bitmap is 32 times smaller, and on a slow Gi link the in phase's bytes are its time.
+PackedLists pack(const std::vector<int>& lists, const std::vector<std::int64_t>& counts,
+                 const std::vector<std::int64_t>& widths) {
+  const std::size_t parts = counts.size();
+  PackedLists out;
+  out.meta.resize(2 * parts);
+  out.wire.reserve(lists.size());
   std::int64_t from = 0;
-  for (int p = 0; p < parts; ++p) {
-    const std::int64_t count = mine_counts[p], words = (widths[p] + 31) / 32;
-    meta[2 * p] = count;
+  for (std::size_t p = 0; p < parts; ++p) {
+    const std::int64_t count = counts[p], words = (widths[p] + 31) / 32;
+    out.meta[2 * p] = count;
     if (words < count) {
-      const std::size_t base = wire.size();
-      wire.resize(base + static_cast<std::size_t>(words), 0);
+      const std::size_t base = out.wire.size();
+      out.wire.resize(base + static_cast<std::size_t>(words), 0);
       for (std::int64_t t = from; t < from + count; ++t)
-        wire[base + mine[t] / 32] = static_cast<int>(static_cast<std::uint32_t>(wire[base + mine[t] / 32]) |
-                                                     (1u << (mine[t] % 32)));
-      meta[2 * p + 1] = words;
+        out.wire[base + lists[t] / 32] =
+            static_cast<int>(static_cast<std::uint32_t>(out.wire[base + lists[t] / 32]) | (1u << (lists[t] % 32)));
+      out.meta[2 * p + 1] = words;
     } else {
-      wire.insert(wire.end(), mine.begin() + from, mine.begin() + from + count);
-      meta[2 * p + 1] = count;
+      out.wire.insert(out.wire.end(), lists.begin() + from, lists.begin() + from + count);
+      out.meta[2 * p + 1] = count;
     }
     from += count;
   }
+  return out;
+}
+
+// Inverse of pack: piece p of the packet as a list, appended to *lists. `wire` points at the
+// packet's words; returns how many it used.
+std::int64_t unpackPiece(const std::int64_t* meta, std::size_t p, const int* wire, std::vector<int>* lists) {
+  const std::int64_t count = meta[2 * p], len = meta[2 * p + 1];
+  if (len == count) {
+    lists->insert(lists->end(), wire, wire + len);
+    return len;
+  }
+  const std::size_t base = lists->size();
+  for (std::int64_t t = 0; t < len; ++t)
+    for (std::uint32_t x = static_cast<std::uint32_t>(wire[t]); x; x &= x - 1)
+      lists->push_back(static_cast<int>(32 * t + __builtin_ctz(x)));
+  if (static_cast<std::int64_t>(lists->size() - base) != count)
+    throw std::logic_error("Trident: needed rows: a bitmap that does not match its count");
+  return len;
+}
+
+// Allgather of one packed list per rank over comm (the same number of pieces on every rank):
+// *all gets every rank's pieces as lists, rank-major, and at[q * (parts + 1) + p] where piece p of
+// rank q starts in it.
+void allgatherLists(const PackedLists& mine, MPI_Comm comm, std::vector<int>* all, std::vector<std::int64_t>* at) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const std::size_t parts = mine.meta.size() / 2;
   std::vector<std::int64_t> metas(static_cast<std::size_t>(size) * 2 * parts);
   if (parts > 0)
-    MPI_Allgather(meta.data(), 2 * parts, MPI_INT64_T, metas.data(), 2 * parts, MPI_INT64_T, comm);
+    MPI_Allgather(mine.meta.data(), static_cast<int>(2 * parts), MPI_INT64_T, metas.data(),
+                  static_cast<int>(2 * parts), MPI_INT64_T, comm);
   std::vector<std::int64_t> totals(size, 0);
-  at->assign(static_cast<std::size_t>(size) * (parts + 1), 0);
-  std::int64_t offset = 0, wireTotal = 0;
-  for (int q = 0; q < size; ++q) {
-    for (int p = 0; p < parts; ++p) {
-      (*at)[q * (parts + 1) + p] = offset;
-      offset += metas[(static_cast<std::size_t>(q) * parts + p) * 2];
-      totals[q] += metas[(static_cast<std::size_t>(q) * parts + p) * 2 + 1];
-    }
-    (*at)[q * (parts + 1) + parts] = offset;
-    wireTotal += totals[q];
-  }
-  std::vector<int> wireAll(static_cast<std::size_t>(wireTotal));
-  bigcount::allgatherv(wire.data(), wireAll.data(), totals, MPI_INT, comm);
-  wire = {};
-  all->resize(static_cast<std::size_t>(offset));
-  std::int64_t w = 0;
+  std::int64_t listTotal = 0, wireTotal = 0;
   for (int q = 0; q < size; ++q)
-    for (int p = 0; p < parts; ++p) {
-      const std::int64_t count = metas[(static_cast<std::size_t>(q) * parts + p) * 2];
-      const std::int64_t len = metas[(static_cast<std::size_t>(q) * parts + p) * 2 + 1];
-      int* out = all->data() + (*at)[q * (parts + 1) + p];
-      if (len == count) {
-        std::copy(wireAll.begin() + w, wireAll.begin() + w + len, out);
-      } else {
-        std::int64_t n = 0;
-        for (std::int64_t t = 0; t < len; ++t)
-          for (std::uint32_t x = static_cast<std::uint32_t>(wireAll[w + t]); x; x &= x - 1)
-            out[n++] = static_cast<int>(32 * t + __builtin_ctz(x));
-        if (n != count) throw std::logic_error("Trident: needed rows: a bitmap that does not match its count");
-      }
-      w += len;
+    for (std::size_t p = 0; p < parts; ++p) {
+      listTotal += metas[(q * parts + p) * 2];
+      totals[q] += metas[(q * parts + p) * 2 + 1];
     }
+  for (int q = 0; q < size; ++q) wireTotal += totals[q];
+  std::vector<int> wireAll(static_cast<std::size_t>(wireTotal));
+  bigcount::allgatherv(mine.wire.data(), wireAll.data(), totals, MPI_INT, comm);
+  all->clear();
+  all->reserve(static_cast<std::size_t>(listTotal));
+  at->assign(static_cast<std::size_t>(size) * (parts + 1), 0);
+  std::int64_t w = 0;
+  for (int q = 0; q < size; ++q) {
+    for (std::size_t p = 0; p < parts; ++p) {
+      (*at)[q * (parts + 1) + p] = static_cast<std::int64_t>(all->size());
+      w += unpackPiece(metas.data() + q * parts * 2, p, wireAll.data() + w, all);
+    }
+    (*at)[q * (parts + 1) + parts] = static_cast<std::int64_t>(all->size());
+  }
 }
 }  // namespace
 
-NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_Comm li_comm,
-                       MPI_Comm gi_comm)
-    : rounds_(L.grid.rounds), rows_(static_cast<size_t>(L.grid.rows) * L.grid.rounds) {
+NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_Comm li_comm)
+    : grid_(L.grid), rounds_(L.grid.rounds), slice_rows_(L.grid.rounds) {
   const TileGrid& g = L.grid;
+  for (int s = 0; s < g.rounds; ++s) slice_rows_[s] = L.b_slice(s, my_k + 1) - L.b_slice(s, my_k);
   auto sliceBegin = [&](int s) { return L.b_slice(s, my_k) - L.inner_bounds[s]; };  // in block s
-  auto sliceRows = [&](int s) { return L.b_slice(s, my_k + 1) - L.b_slice(s, my_k); };
 
-  // 1. The columns of each A slice my group owns, from every member (one Allgatherv over Li for
-  // all tiles): merged, they are what the group's A tile uses; one by one, they are what each
-  // member asks for in the Li row exchange of the rounds where the group multiplies its own A
-  // tile (LiRowExchange then skips its per-round request exchange).
+  // The columns of each A slice my group owns, from every member (one Allgatherv over Li for all
+  // tiles): merged, they are what the group's A tile uses; one by one, they are what each member
+  // asks for in the Li row exchange of the rounds where the group multiplies its own A tile
+  // (LiRowExchange then skips its per-round request exchange).
   std::vector<int> own;
   std::vector<std::int64_t> own_counts(g.rounds, 0);
   for (int s = 0; s < g.rounds; ++s) {
@@ -120,7 +129,7 @@ NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_C
   MPI_Comm_size(li_comm, &lambda_);
   std::vector<std::int64_t> widths(g.rounds);
   for (int s = 0; s < g.rounds; ++s) widths[s] = L.inner_width(s);
-  allgatherLists(own, own_counts, widths, li_comm, &group_cols_, &group_at_);
+  allgatherLists(pack(own, own_counts, widths), li_comm, &group_cols_, &group_at_);
   own = {};
 
   std::vector<int> mine;  // my slice-k portions of the merged lists, slice-local, in s order
@@ -132,25 +141,35 @@ NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_C
       used.insert(used.end(), group_cols_.begin() + group_at_[q * (rounds_ + 1) + s],
                   group_cols_.begin() + group_at_[q * (rounds_ + 1) + s + 1]);
     used = distinctSorted(std::move(used), L.inner_width(s));
-    const std::int64_t b0 = sliceBegin(s), b1 = b0 + sliceRows(s);
+    const std::int64_t b0 = sliceBegin(s), b1 = b0 + slice_rows_[s];
     const auto from = std::lower_bound(used.begin(), used.end(), b0);
     const auto to = std::lower_bound(from, used.end(), b1);
     for (auto c = from; c != to; ++c) mine.push_back(static_cast<int>(*c - b0));
     mine_counts[s] = to - from;
   }
+  portions_ = pack(mine, mine_counts, slice_rows_);
+}
 
-  // 2. Everyone with my k learns every group's portions (Gi, one all-gather before the loop).
-  std::vector<int> all;
-  std::vector<std::int64_t> at;
-  for (int s = 0; s < g.rounds; ++s) widths[s] = sliceRows(s);
-  allgatherLists(mine, mine_counts, widths, gi_comm, &all, &at);
+void NeededRows::setPortions(const std::vector<PackedLists>& by_unit) {
+  const TileGrid& g = grid_;
+  if (static_cast<int>(by_unit.size()) != g.units())
+    throw std::logic_error("Trident: needed rows: portions from a number of groups that is not the grid's");
+  rows_.assign(static_cast<std::size_t>(g.rows) * g.rounds, {});
   for (int u = 0; u < g.units(); ++u) {
+    const PackedLists& in = by_unit[u];
+    if (in.meta.size() != 2 * static_cast<std::size_t>(rounds_))
+      throw std::logic_error("Trident: needed rows: a packet with the wrong number of pieces");
     const int i = g.unit_row(u);
+    std::int64_t w = 0;
     for (int s = 0; s < g.rounds; ++s) {
-      if (g.a_owner(i, s) != u) continue;
-      rows_[static_cast<size_t>(i) * rounds_ + s].assign(all.begin() + at[u * (rounds_ + 1) + s],
-                                                          all.begin() + at[u * (rounds_ + 1) + s + 1]);
+      if (w + in.meta[2 * s + 1] > static_cast<std::int64_t>(in.wire.size()))
+        throw std::logic_error("Trident: needed rows: a packet shorter than its pieces");
+      std::vector<int> list;
+      w += unpackPiece(in.meta.data(), s, in.wire.data() + w, &list);
+      if (g.a_owner(i, s) == u) rows_[static_cast<size_t>(i) * rounds_ + s] = std::move(list);
     }
+    if (w != static_cast<std::int64_t>(in.wire.size()))
+      throw std::logic_error("Trident: needed rows: a packet longer than its pieces");
   }
 }
 

@@ -4,8 +4,7 @@
 
 namespace Trident {
 
-namespace {
-NnzTable reduced(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, const std::vector<MPI_Comm>& comms) {
+NnzTable zeroTable(const Layout& L) {
   const TileGrid& g = L.grid;
   NnzTable T;
   T.slices = L.slices;
@@ -14,6 +13,24 @@ NnzTable reduced(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k
   T.a.assign(static_cast<size_t>(g.rows) * g.rounds * L.slices, 0);
   T.b.assign(static_cast<size_t>(g.rounds) * g.cols * L.slices, 0);
   T.b_rows.assign(T.b.size(), 0);
+  return T;
+}
+
+void sumOver(NnzTable& T, MPI_Comm comm) {
+  std::vector<std::int64_t> all(T.a);
+  all.insert(all.end(), T.b.begin(), T.b.end());
+  all.insert(all.end(), T.b_rows.begin(), T.b_rows.end());
+  bigcount::allreduce(all.data(), all.size(), MPI_INT64_T, MPI_SUM, comm);
+  auto from = all.begin();
+  for (auto* part : {&T.a, &T.b, &T.b_rows}) {
+    std::copy(from, from + static_cast<std::ptrdiff_t>(part->size()), part->begin());
+    from += static_cast<std::ptrdiff_t>(part->size());
+  }
+}
+
+NnzTable gatherNnzTable(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, MPI_Comm comm) {
+  const TileGrid& g = L.grid;
+  NnzTable T = zeroTable(L);
   const int i = g.unit_row(my_unit), j = g.unit_col(my_unit);
   for (int s = 0; s < g.rounds; ++s) {
     if (tiles.owns_a[s]) T.a[(static_cast<size_t>(i) * g.rounds + s) * L.slices + my_k] = tiles.a[s].nnz();
@@ -22,26 +39,8 @@ NnzTable reduced(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k
       T.b_rows[(static_cast<size_t>(s) * g.cols + j) * L.slices + my_k] = tiles.b[s].nrows;
     }
   }
-  std::vector<std::int64_t> all(T.a);
-  all.insert(all.end(), T.b.begin(), T.b.end());
-  all.insert(all.end(), T.b_rows.begin(), T.b_rows.end());
-  for (MPI_Comm comm : comms) bigcount::allreduce(all.data(), all.size(), MPI_INT64_T, MPI_SUM, comm);
-  auto from = all.begin();
-  for (auto* part : {&T.a, &T.b, &T.b_rows}) {
-    std::copy(from, from + static_cast<std::ptrdiff_t>(part->size()), part->begin());
-    from += static_cast<std::ptrdiff_t>(part->size());
-  }
+  sumOver(T, comm);
   return T;
-}
-}  // namespace
-
-NnzTable gatherNnzTable(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, MPI_Comm comm) {
-  return reduced(L, tiles, my_unit, my_k, {comm});
-}
-
-NnzTable gatherNnzTable(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, MPI_Comm comm1,
-                        MPI_Comm comm2) {
-  return reduced(L, tiles, my_unit, my_k, {comm1, comm2});
 }
 
 }  // namespace Trident

@@ -23,14 +23,13 @@ struct NnzTable {
   }
 };
 
-// Collective over comm (one Allreduce).
+// A table of zeros shaped for L.
+NnzTable zeroTable(const Layout& L);
+// Collective over comm (one Allreduce): every entry summed over comm's ranks.
+void sumOver(NnzTable& T, MPI_Comm comm);
+
+// Collective over comm (one Allreduce). The 2D algorithms gather theirs with their needed rows
+// in one round over their peers instead (transport/TileMetadata).
 NnzTable gatherNnzTable(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, MPI_Comm comm);
-// The same table from two Allreduces over partner communicators instead of one over the world:
-// first over comm1, then over comm2, where every entry's owner and this rank share one
-// communicator of a comm1 x comm2 product (Trident: gi_comm = the ranks with my k, then li_comm =
-// my group; SUMMA: row_comm, then col_comm). A world collective would make every rank wait for
-// every other before the multiply; these only involve the partners.
-NnzTable gatherNnzTable(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, MPI_Comm comm1,
-                        MPI_Comm comm2);
 
 }  // namespace Trident
