@@ -40,10 +40,10 @@ struct AlgorithmOptions {
   // whole tiles by Allgatherv (false). Unset: as fetch_needed_rows.
   std::optional<bool> li_needed_rows;
   // Trident: no tile goes to a group over Gi before that group and the sender's have finished the
-  // in phase (GiFetch's ready gating), so the in phase's small messages do not queue behind tiles
-  // on a saturated node link. False (default): tiles go out as soon as the sender's in phase is
-  // done, which keeps the link busy while slower ranks end theirs (the shorter multiply where
-  // measured, docs/benchmarks.md, fifteenth session).
+  // in phase (GiFetch's ready gating). False (default): tiles go out as soon as the sender's in
+  // phase is done; the in phase's own Gi messages are ahead of every tile anyway (TileMetadata's
+  // one round), and the gate only idles the link while the slowest rank ends its in phase
+  // (docs/benchmarks.md, fifteenth and sixteenth sessions). Kept for measurement.
   bool gi_ready_gating = false;
 };
 

@@ -15,10 +15,11 @@
 //
 // Ready gating (a ready_comm given: "trident: gi pacing" = "ready"): no rank
 // sends a tile to a group before every rank of that group, and of its own, has finished the in
-// phase. On a node link that is the bottleneck (a deep FIFO, as on a lossless fabric) the small
-// messages of the in phase (the needed-rows all-gather, the tile triplets of slower ranks) would
-// otherwise queue behind the tiles that faster ranks already stream into the same link, and the
-// in phase would take the link's backlog instead of its bytes. It is a non-blocking barrier over
+// phase. It was built against the in phase's small messages (the needed-rows all-gather, the
+// tile triplets of slower ranks) queueing behind the tiles that faster ranks already streamed into
+// a saturated node link; TileMetadata's one round now keeps those messages ahead of every tile,
+// and the gate only idles the link while the slowest rank ends its in phase. Not the default;
+// kept for measurement. It is a non-blocking barrier over
 // ready_comm (the group) and one empty token to each Gi peer that sends to this rank, posted when
 // that barrier completes: no world collective, and a group whose peers are ready starts at once.
 #include <mpi.h>
