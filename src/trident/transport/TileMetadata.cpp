@@ -18,30 +18,9 @@ void exchangeTags(MPI_Comm comm, int* head, int* words) {
   *words = top - 2;
 }
 
-// Every rank's packet from every rank of comm, in one round of direct messages, all posted before
-// any is waited for. A packet is a fixed-length header (the same length on every rank) and words
-// whose count travels as the header's last entry. (*heads)[q] / (*words_of)[q]: rank q's; mine
-// copied.
-void receiveFromEveryPeer(const std::vector<std::int64_t>& head, const std::vector<int>& words, MPI_Comm comm,
-                          std::vector<std::vector<std::int64_t>>* heads, std::vector<std::vector<int>>* words_of);
-
-void exchangeWithEveryPeer(std::vector<std::int64_t> head, const std::vector<int>& words, MPI_Comm comm,
-                           std::vector<std::vector<std::int64_t>>* heads, std::vector<std::vector<int>>* words_of) {
-  int P = 1, me = 0;
-  MPI_Comm_size(comm, &P);
-  MPI_Comm_rank(comm, &me);
-  head.push_back(static_cast<std::int64_t>(words.size()));
-  const std::size_t hn = head.size();
-  heads->assign(P, std::vector<std::int64_t>(hn, 0));
-  words_of->assign(P, {});
-  (*heads)[me] = head;
-  (*words_of)[me] = words;
-  if (P > 1) receiveFromEveryPeer(head, words, comm, heads, words_of);
-  for (auto& h : *heads) h.pop_back();
-}
-
-void receiveFromEveryPeer(const std::vector<std::int64_t>& head, const std::vector<int>& words, MPI_Comm comm,
-                          std::vector<std::vector<std::int64_t>>* heads, std::vector<std::vector<int>>* words_of) {
+// exchangeWithEveryPeer's messages (P > 1): head already ends with the word count.
+void postAndReceive(const std::vector<std::int64_t>& head, const std::vector<int>& words, MPI_Comm comm,
+                    std::vector<std::vector<std::int64_t>>* heads, std::vector<std::vector<int>>* words_of) {
   int P = 1, me = 0;
   MPI_Comm_size(comm, &P);
   MPI_Comm_rank(comm, &me);
@@ -81,6 +60,26 @@ void receiveFromEveryPeer(const std::vector<std::int64_t>& head, const std::vect
   MPI_Waitall(static_cast<int>(wordRecvs.size()), wordRecvs.data(), MPI_STATUSES_IGNORE);
   MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
 }
+
+// Every rank's packet from every rank of comm, in one round of direct messages, all posted before
+// any is waited for. A packet is a fixed-length header (the same length on every rank) and words
+// whose count travels as the header's last entry. (*heads)[q] / (*words_of)[q]: rank q's; mine
+// copied.
+void exchangeWithEveryPeer(std::vector<std::int64_t> head, const std::vector<int>& words, MPI_Comm comm,
+                           std::vector<std::vector<std::int64_t>>* heads, std::vector<std::vector<int>>* words_of) {
+  int P = 1, me = 0;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &me);
+  head.push_back(static_cast<std::int64_t>(words.size()));
+  const std::size_t hn = head.size();
+  heads->assign(P, std::vector<std::int64_t>(hn, 0));
+  words_of->assign(P, {});
+  (*heads)[me] = head;
+  (*words_of)[me] = words;
+  if (P > 1) postAndReceive(head, words, comm, heads, words_of);
+  for (auto& h : *heads) h.pop_back();
+}
+
 }  // namespace
 
 TileMetadata gatherTileMetadata(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_Comm peers,
@@ -88,12 +87,9 @@ TileMetadata gatherTileMetadata(const Layout& L, const OwnedTiles& tiles, int my
   const TileGrid& g = L.grid;
   int npeers = 1;
   MPI_Comm_size(peers, &npeers);
-  if (static_cast<int>(unit_of_peer.size()) != npeers ||
-      (needed_rows && (npeers != g.units() || [&] {
-         for (int q = 0; q < npeers; ++q)
-           if (unit_of_peer[q] != q) return true;
-         return false;
-       }())))
+  bool fits = static_cast<int>(unit_of_peer.size()) == npeers && (!needed_rows || npeers == g.units());
+  for (int q = 0; q < npeers && fits && needed_rows; ++q) fits = unit_of_peer[q] == q;
+  if (!fits)
     throw std::logic_error("Trident: tile metadata: peers that are not one rank per unit, ranked by unit");
   TileMetadata out;
   if (needed_rows) out.needed = std::make_unique<NeededRows>(L, tiles, my_k, partners);  // (1)
