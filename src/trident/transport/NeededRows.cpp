@@ -109,9 +109,10 @@ void allgatherLists(const PackedLists& mine, MPI_Comm comm, std::vector<int>* al
 }  // namespace
 
 NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_Comm li_comm)
-    : grid_(L.grid), rounds_(L.grid.rounds), slice_rows_(L.grid.rounds) {
+    : grid_(L.grid), rounds_(L.grid.rounds) {
   const TileGrid& g = L.grid;
-  for (int s = 0; s < g.rounds; ++s) slice_rows_[s] = L.b_slice(s, my_k + 1) - L.b_slice(s, my_k);
+  std::vector<std::int64_t> slice_rows(g.rounds);  // rows of slice my_k of B's row block s
+  for (int s = 0; s < g.rounds; ++s) slice_rows[s] = L.b_slice(s, my_k + 1) - L.b_slice(s, my_k);
   auto sliceBegin = [&](int s) { return L.b_slice(s, my_k) - L.inner_bounds[s]; };  // in block s
 
   // The columns of each A slice my group owns, from every member (one Allgatherv over Li for all
@@ -141,13 +142,13 @@ NeededRows::NeededRows(const Layout& L, const OwnedTiles& tiles, int my_k, MPI_C
       used.insert(used.end(), group_cols_.begin() + group_at_[q * (rounds_ + 1) + s],
                   group_cols_.begin() + group_at_[q * (rounds_ + 1) + s + 1]);
     used = distinctSorted(std::move(used), L.inner_width(s));
-    const std::int64_t b0 = sliceBegin(s), b1 = b0 + slice_rows_[s];
+    const std::int64_t b0 = sliceBegin(s), b1 = b0 + slice_rows[s];
     const auto from = std::lower_bound(used.begin(), used.end(), b0);
     const auto to = std::lower_bound(from, used.end(), b1);
     for (auto c = from; c != to; ++c) mine.push_back(static_cast<int>(*c - b0));
     mine_counts[s] = to - from;
   }
-  portions_ = pack(mine, mine_counts, slice_rows_);
+  portions_ = pack(mine, mine_counts, slice_rows);
 }
 
 void NeededRows::setPortions(const std::vector<PackedLists>& by_unit) {

@@ -51,7 +51,6 @@ class NeededRows {
  private:
   TileGrid grid_;
   int rounds_ = 1, lambda_ = 1;
-  std::vector<std::int64_t> slice_rows_;  // rows of slice my_k of B's row block s
   std::vector<int> group_cols_;          // every member's column lists, member-major, then by s
   std::vector<std::int64_t> group_at_;   // [q * (rounds + 1) + s]: start of member q's list of tile s
   PackedLists portions_;
