@@ -32,9 +32,11 @@ struct CompressedColumns {
   bool on = false;
   std::vector<int> used;  // used[c'] = original column of compressed column c'
   std::vector<int> col;   // B's column indices, compressed
-  explicit CompressedColumns(const Csr& B) {
+  // other_entries: what else the product's accumulator takes (the addends of multiplyAdd); when
+  // they fill the width, compressing would only push the sum onto a slower path.
+  explicit CompressedColumns(const Csr& B, std::size_t other_entries = 0) {
     const std::size_t nz = static_cast<std::size_t>(B.nnz());
-    if (static_cast<std::size_t>(B.ncols) <= 4 * nz + 4096) return;
+    if (static_cast<std::size_t>(B.ncols) <= 4 * (nz + other_entries) + 4096) return;
     on = true;
     used.assign(B.col.begin(), B.col.begin() + static_cast<std::ptrdiff_t>(nz));
     std::sort(used.begin(), used.end());
@@ -208,20 +210,28 @@ Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Outp
   if (A.ncols != B.nrows) throw std::invalid_argument("gustavson SpGEMM: A.ncols != B.nrows");
   if (A0 && (A0->ncols != B0->nrows || A0->nrows != A.nrows || B0->ncols != B.ncols))
     throw std::invalid_argument("gustavson SpGEMM: the deferred product's shape differs from the product's");
-  const CompressedColumns cc(B);
-  // Hypersparse B: its accumulator's numbering is not the deferred product's; form it apart.
-  if (A0 && (cc.on || A.nnz() == 0 || B.nnz() == 0)) {
-    addends.push_back(gustavsonMultiply(*A0, *B0));
-    A0 = B0 = nullptr;
-  }
-  std::uint64_t bound = multiplyFlops(A, B);
+  std::uint64_t addendEntries = 0;
   for (const Csr& p : addends) {
     if (p.nrows != 0 && (p.nrows != A.nrows || p.ncols != B.ncols))
       throw std::invalid_argument("gustavson SpGEMM: an addend's shape differs from the product's");
-    bound += static_cast<std::uint64_t>(p.nnz());
+    addendEntries += static_cast<std::uint64_t>(p.nnz());
   }
+  // The accumulator spans B's width unless B and the addends together are hypersparse in it: a
+  // nearly empty last round (a band of B with few entries) then still writes C once, in place,
+  // instead of forming its product apart, merging the blocks and copying the sum into the sink
+  // (three passes over C, each page-faulting fresh memory: 3x the kernel's time on cit-HepTh's
+  // square at P = 4, the ranks whose last tile of B had few entries).
+  const CompressedColumns cc(B, static_cast<std::size_t>(addendEntries) +
+                                    (A0 ? static_cast<std::size_t>(B0->nnz()) : std::size_t{0}));
+  // Hypersparse B: its accumulator's numbering is not the deferred product's; form it apart.
+  if (A0 && cc.on) {
+    addends.push_back(gustavsonMultiply(*A0, *B0));
+    addendEntries += static_cast<std::uint64_t>(addends.back().nnz());
+    A0 = B0 = nullptr;
+  }
+  std::uint64_t bound = multiplyFlops(A, B) + addendEntries;
   // Hypersparse B: the addends' columns are not in B's compressed numbering; sum apart.
-  if (cc.on || A.nnz() == 0 || B.nnz() == 0) {
+  if (cc.on) {
     addends.push_back(gustavsonMultiply(A, B));
     return out.adopt(sumBlocks(std::move(addends), A.nrows, B.ncols, true));
   }
