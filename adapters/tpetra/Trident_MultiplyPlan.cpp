@@ -142,7 +142,7 @@ void tpetraImportBytes(const crs_matrix_type& A, const crs_matrix_type& B, const
 // dimension), nothing else crosses Gi, since the tiles line up with the 1D rows. square (qr x qc):
 // the multiply fetches (qc-1)/qc of A and (qr-1)/qr of B per group, and the way in already moves
 // (qc-1)/qc of A and B between groups; the way out (part of C) is left out, which favours square.
-bool preferRowsGrid(const TileGrid& square, const Triplets& TA, const Triplets& TB, std::int64_t k,
+bool preferRowsGrid(const TileGrid& square, const LocalRows& A, const LocalRows& B, std::int64_t k,
                     const Topology& topo, bool fetch_needed) {
   const int G = topo.groups();
   if (G == 1 || square.cols == 1) return false;  // same grid either way
@@ -151,9 +151,14 @@ bool preferRowsGrid(const TileGrid& square, const Triplets& TA, const Triplets& 
     // Distinct columns of the group's A: each rank sends its distinct columns to rank c mod lambda
     // of the group, which counts the distinct ones it receives; memory O(local entries).
     const int lambda = topo.ranks_per_group();
-    std::vector<std::int64_t> cols(TA.col.begin(), TA.col.end());
-    std::sort(cols.begin(), cols.end());
-    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    std::vector<char> used(A.col_pos.size(), 0);
+    for (std::int64_t r = 0; r < A.nrows; ++r)
+      for (std::size_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q)
+        if (A.kept(q)) used[static_cast<std::size_t>(A.col[q])] = 1;
+    std::vector<std::int64_t> cols;
+    for (std::size_t c = 0; c < used.size(); ++c)
+      if (used[c]) cols.push_back(A.col_pos[c]);
+    std::sort(cols.begin(), cols.end());  // distinct already: one position per local column
     std::vector<std::int64_t> counts(lambda, 0);
     for (std::int64_t c : cols) ++counts[c % lambda];
     std::vector<std::int64_t> send(cols.size()), next(lambda, 0);
@@ -170,7 +175,7 @@ bool preferRowsGrid(const TileGrid& square, const Triplets& TA, const Triplets& 
     coverage = static_cast<double>(covered) / static_cast<double>(k);
   }
   // Every rank adds its group's coverage / lambda: the sum is the sum over groups.
-  double v[3] = {coverage / topo.ranks_per_group(), static_cast<double>(TA.size()), static_cast<double>(TB.size())};
+  double v[3] = {coverage / topo.ranks_per_group(), static_cast<double>(A.entries), static_cast<double>(B.entries)};
   MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_SUM, topo.world());
   const double sumCoverage = v[0], nnzA = v[1], nnzB = v[2];
   const double rows = sumCoverage * nnzB * (G - 1) / G;
@@ -275,8 +280,12 @@ struct MultiplyPlan::Impl {
   bool aStays = false, bStays = false;  // "trident: slices" = "owners": the operand needs no moving in
   AlgorithmState state;
   std::unique_ptr<tpetra::ResultAssembly> assembly;
-  // The operands as the plan saw them, used by the first execute of a one-shot plan (Multiply).
+  // The operands as the plan saw them, used by the first execute of a one-shot plan (Multiply):
+  // where an operand stays, its rows where op(A) / op(B) hold them (held: a transpose formed here
+  // lives as long), else its triplets.
   Triplets firstA, firstB;
+  LocalRows rowsA, rowsB;
+  Teuchos::RCP<const crs_matrix_type> heldA, heldB;
   // A kept plan keeps its tiles, and the route of new values into them (the in phase of later
   // executes: values only, point to point).
   OwnedTiles keptTiles;
@@ -406,8 +415,8 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
     p.pinner = Permutation(k, seed);
     p.pcol = Permutation(n, seed);
   }
-  Triplets TB;
-  Triplets TA = p.triplets(*Ap, *Bp, &TB);
+  LocalRows rowsA = tpetra::localRowsOf(*Ap, p.aRow, p.aCol, p.prow, p.pinner, true);
+  LocalRows rowsB = tpetra::localRowsOf(*Bp, p.bRow, p.bCol, p.pinner, p.pcol, false);
 
   sub = Teuchos::null;
   sub = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: plan: balance")));
@@ -441,7 +450,7 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   TileGrid grid = p.summa ? TileGrid::forUnits(topo.P()) : TileGrid::forUnits(topo.groups());
   const bool fetchNeeded = p.opt.fetch == Fetch::Needed;
   if (!p.summa && (p.opt.grid == GridChoice::Rows ||
-                   (p.opt.grid == GridChoice::Auto && preferRowsGrid(grid, TA, TB, k, topo, fetchNeeded))))
+                   (p.opt.grid == GridChoice::Auto && preferRowsGrid(grid, rowsA, rowsB, k, topo, fetchNeeded))))
     grid = TileGrid::rowsOnly(topo.groups());
   if (!p.summa && p.opt.slices == SliceChoice::Owners && p.opt.grid == GridChoice::Auto)
     grid = TileGrid::rowsOnly(topo.groups());
@@ -462,8 +471,22 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   p.stats.grid_cols = p.L.grid.cols;
   p.stats.rounds = p.L.grid.rounds;
   p.stats.owner_slices = p.aStays;
-  p.firstA = std::move(TA);
-  p.firstB = std::move(TB);
+  // A kept plan forms its own tiles at its first execute (firstTilesOfKeptPlan). A one-shot plan's
+  // operand that stays is cut into tiles from its rows there; one that moves is sent as triplets.
+  if (!p.keep) {
+    if (p.aStays) {
+      p.rowsA = std::move(rowsA);
+      p.heldA = Ap;
+    } else {
+      p.firstA = toTriplets(rowsA);
+    }
+    if (p.bStays) {
+      p.rowsB = std::move(rowsB);
+      p.heldB = Bp;
+    } else {
+      p.firstB = toTriplets(rowsB);
+    }
+  }
   });
   p.setup.total = MPI_Wtime() - t0;
 }
@@ -547,9 +570,14 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     if (!p.keep) {
       Triplets TA = std::move(p.firstA), TB = std::move(p.firstB);
       Teuchos::TimeMonitor tilesTimer(*phaseTimer("Trident: redistribute in: tiles"));
+      const OperandEntries a = p.aStays ? OperandEntries{nullptr, &p.rowsA} : OperandEntries{&TA, nullptr};
+      const OperandEntries b = p.bStays ? OperandEntries{nullptr, &p.rowsB} : OperandEntries{&TB, nullptr};
       oneShotTiles = runOrAbort(p.world, "redistribute in", [&] {
-        return distributeTiles(p.L, TA, TB, p.rank_of, p.my_unit, p.my_k, p.world, &sent, p.aStays, p.bStays);
+        return distributeTiles(p.L, a, b, p.rank_of, p.my_unit, p.my_k, p.world, &sent, p.aStays, p.bStays);
       });
+      p.rowsA = LocalRows();
+      p.rowsB = LocalRows();
+      p.heldA = p.heldB = Teuchos::null;
     } else {
       // The set-up's triplets hold the values the plan was built with; an execute takes its own.
       p.firstA = Triplets();

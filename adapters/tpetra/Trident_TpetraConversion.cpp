@@ -135,39 +135,30 @@ std::vector<GO> gidsAt(const Teuchos::RCP<const map_type>& map, const MapPositio
   return out;
 }
 
+LocalRows localRowsOf(const crs_matrix_type& A, const std::vector<std::int64_t>& row_pos,
+                      const std::vector<std::int64_t>& col_pos, const Permutation& row_perm,
+                      const Permutation& col_perm, bool skip_zeros) {
+  auto local = A.getLocalMatrixHost();
+  static_assert(sizeof(*local.graph.row_map.data()) == sizeof(std::size_t), "Tpetra's row offsets are size_t");
+  LocalRows R;
+  R.nrows = static_cast<std::int64_t>(A.getNodeNumRows());
+  R.rowptr = reinterpret_cast<const std::size_t*>(local.graph.row_map.data());
+  R.col = local.graph.entries.data();
+  R.val = local.values.data();
+  R.skip_zeros = skip_zeros;
+  // Positions once per row and per column of the column map, not once per entry.
+  R.row_pos.resize(static_cast<std::size_t>(R.nrows));
+  for (std::size_t r = 0; r < R.row_pos.size(); ++r) R.row_pos[r] = row_perm(row_pos[r]);
+  R.col_pos.resize(col_pos.size());
+  for (std::size_t c = 0; c < col_pos.size(); ++c) R.col_pos[c] = col_perm(col_pos[c]);
+  R.countEntries();
+  return R;
+}
+
 Triplets toTriplets(const crs_matrix_type& A, const std::vector<std::int64_t>& row_pos,
                     const std::vector<std::int64_t>& col_pos, const Permutation& row_perm,
                     const Permutation& col_perm, bool skip_zeros, std::vector<std::int64_t>* value_index) {
-  auto local = A.getLocalMatrixHost();
-  auto rowmap = local.graph.row_map;
-  const LO* const entries = local.graph.entries.data();
-  const double* const values = local.values.data();
-  const std::size_t nz = local.values.extent(0);
-  const LO nrows = static_cast<LO>(A.getNodeNumRows());
-  std::size_t kept = nz;
-  if (skip_zeros) kept -= static_cast<std::size_t>(std::count(values, values + nz, 0.0));
-  // Sized once and written by index: this runs on every entry of both operands on every call.
-  Triplets T;
-  T.row.resize(kept);
-  T.col.resize(kept);
-  T.val.resize(kept);
-  if (value_index) value_index->resize(kept);
-  // Column positions once per column of the column map, not once per entry.
-  std::vector<std::int64_t> colOf(col_pos.size());
-  for (std::size_t c = 0; c < col_pos.size(); ++c) colOf[c] = col_perm(col_pos[c]);
-  std::size_t t = 0;
-  for (LO r = 0; r < nrows; ++r) {
-    const std::int64_t rp = row_perm(row_pos[r]);
-    for (std::size_t q = rowmap(r); q < rowmap(r + 1); ++q) {
-      if (skip_zeros && values[q] == 0.0) continue;
-      T.row[t] = rp;
-      T.col[t] = colOf[entries[q]];
-      T.val[t] = values[q];
-      if (value_index) (*value_index)[t] = static_cast<std::int64_t>(q);
-      ++t;
-    }
-  }
-  return T;
+  return toTriplets(localRowsOf(A, row_pos, col_pos, row_perm, col_perm, skip_zeros), value_index);
 }
 
 }  // namespace tpetra

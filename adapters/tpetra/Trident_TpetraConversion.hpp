@@ -63,5 +63,11 @@ Triplets toTriplets(const crs_matrix_type& A, const std::vector<std::int64_t>& r
                     const Permutation& col_perm, bool skip_zeros,
                     std::vector<std::int64_t>* value_index = nullptr);
 
+// The same entries where A holds them (LocalRows: A's local CSR arrays, no copy, and the relabeled
+// positions of its rows and columns). Valid while A lives and its values stay where they are.
+LocalRows localRowsOf(const crs_matrix_type& A, const std::vector<std::int64_t>& row_pos,
+                      const std::vector<std::int64_t>& col_pos, const Permutation& row_perm,
+                      const Permutation& col_perm, bool skip_zeros);
+
 }  // namespace tpetra
 }  // namespace Trident

@@ -120,11 +120,102 @@ std::vector<int> tileDestinations(const Layout& L, const Triplets& T, bool is_a,
   return dest;
 }
 
+namespace {
+// An operand that stays, cut into its tiles from the rank's own rows: a counting pass and a
+// filling pass, each entry written once into its tile (as csrFromTriplets(toTriplets(rows))
+// would place it: rows by position, entries in the rows' order). Tile membership is checked as
+// distributeTiles checks a staying operand's destinations.
+void tilesFromRows(const Layout& L, const LocalRows& R, bool isA, int my_unit, int my_k, OwnedTiles& tiles) {
+  const TileGrid& g = L.grid;
+  const int ui = g.unit_row(my_unit), uj = g.unit_col(my_unit);
+  std::vector<Csr>& out = isA ? tiles.a : tiles.b;
+  std::vector<bool>& owns = isA ? tiles.owns_a : tiles.owns_b;
+  auto misplaced = [isA] {
+    throw std::logic_error(std::string("Trident: internal error: an entry of ") + (isA ? "A" : "B") +
+                           " would have to move although its slices are its holders' rows");
+  };
+  std::vector<std::int64_t> r0(g.rounds, 0), r1(g.rounds, 0), c0(g.rounds, 0);
+  for (int s = 0; s < g.rounds; ++s) {
+    owns[s] = isA ? (g.a_owner(ui, s) == my_unit) : (g.b_owner(s, uj) == my_unit);
+    if (!owns[s]) continue;
+    r0[s] = isA ? L.a_slice(ui, my_k) : L.b_slice(s, my_k);
+    r1[s] = isA ? L.a_slice(ui, my_k + 1) : L.b_slice(s, my_k + 1);
+    c0[s] = isA ? L.inner_bounds[s] : L.col_bounds[uj];
+    out[s] = Csr(r1[s] - r0[s], isA ? L.inner_width(s) : L.col_width(uj));
+  }
+  // A's entries fall into stages by column (looked up once per local column), B's by row.
+  std::vector<int> stageOfCol;
+  if (isA) {
+    stageOfCol.resize(R.col_pos.size());
+    for (std::size_t c = 0; c < R.col_pos.size(); ++c) stageOfCol[c] = L.inner_block(R.col_pos[c]);
+  }
+  const std::int64_t colEnd = L.col_bounds[uj + 1];
+  std::vector<int> stageOfRow(static_cast<std::size_t>(R.nrows));
+  for (std::int64_t r = 0; r < R.nrows; ++r) {
+    const std::int64_t rp = R.row_pos[static_cast<std::size_t>(r)];
+    const int rs = isA ? 0 : L.inner_block(rp);
+    stageOfRow[static_cast<std::size_t>(r)] = rs;
+    for (std::size_t q = R.rowptr[r]; q < R.rowptr[r + 1]; ++q) {
+      if (!R.kept(q)) continue;
+      const int s = isA ? stageOfCol[static_cast<std::size_t>(R.col[q])] : rs;
+      if (!owns[s] || rp < r0[s] || rp >= r1[s]) misplaced();
+      if (!isA && (R.col_pos[static_cast<std::size_t>(R.col[q])] < c0[s] ||
+                   R.col_pos[static_cast<std::size_t>(R.col[q])] >= colEnd))
+        misplaced();
+      ++out[s].rowptr[rp - r0[s] + 1];
+    }
+  }
+  std::vector<std::vector<std::int64_t>> next(g.rounds);
+  for (int s = 0; s < g.rounds; ++s) {
+    if (!owns[s]) continue;
+    std::vector<std::int64_t>& rp = out[s].rowptr;
+    for (std::size_t r = 1; r < rp.size(); ++r) rp[r] += rp[r - 1];
+    out[s].col.resize(static_cast<std::size_t>(rp.back()));
+    out[s].val.resize(static_cast<std::size_t>(rp.back()));
+    next[s].assign(rp.begin(), rp.end() - 1);
+  }
+  for (std::int64_t r = 0; r < R.nrows; ++r) {
+    const std::int64_t rp = R.row_pos[static_cast<std::size_t>(r)];
+    for (std::size_t q = R.rowptr[r]; q < R.rowptr[r + 1]; ++q) {
+      if (!R.kept(q)) continue;
+      const int s = isA ? stageOfCol[static_cast<std::size_t>(R.col[q])] : stageOfRow[static_cast<std::size_t>(r)];
+      const std::int64_t at = next[s][rp - r0[s]]++;
+      out[s].col[static_cast<std::size_t>(at)] =
+          static_cast<int>(R.col_pos[static_cast<std::size_t>(R.col[q])] - c0[s]);
+      out[s].val[static_cast<std::size_t>(at)] = R.val[q];
+    }
+  }
+  if (isA) return;
+  // Hypersparse slices of B keep only their nonempty rows (see OwnedTiles).
+  for (int s = 0; s < g.rounds; ++s) {
+    if (!owns[s] || !OwnedTiles::hypersparse(out[s].nrows, out[s].nnz())) continue;
+    std::vector<int>& stored = tiles.b_rows[s];
+    std::vector<std::int64_t> rowptr{0};
+    for (std::int64_t r = 0; r < out[s].nrows; ++r)
+      if (out[s].rowptr[r + 1] > out[s].rowptr[r]) {
+        stored.push_back(static_cast<int>(r));
+        rowptr.push_back(out[s].rowptr[r + 1]);
+      }
+    out[s].rowptr = std::move(rowptr);
+    out[s].nrows = static_cast<std::int64_t>(stored.size());
+    tiles.b_compressed[s] = true;
+  }
+}
+}  // namespace
+
 OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B, const RankOf& rank_of,
                            int my_unit, int my_k, MPI_Comm comm, std::vector<std::uint64_t>* bytes_to,
                            bool a_stays, bool b_stays) {
+  return distributeTiles(L, OperandEntries{&A, nullptr}, OperandEntries{&B, nullptr}, rank_of, my_unit, my_k, comm,
+                         bytes_to, a_stays, b_stays);
+}
+
+OwnedTiles distributeTiles(const Layout& L, OperandEntries A, OperandEntries B, const RankOf& rank_of, int my_unit,
+                           int my_k, MPI_Comm comm, std::vector<std::uint64_t>* bytes_to, bool a_stays, bool b_stays) {
   const TileGrid& g = L.grid;
   checkLocalIndexRange(L);
+  if ((A.rows && !a_stays) || (B.rows && !b_stays) || (!A.rows && !A.triplets) || (!B.rows && !B.triplets))
+    throw std::logic_error("Trident: internal error: distributeTiles takes rows only of an operand that stays");
   int me = 0;
   MPI_Comm_rank(comm, &me);
   // An operand whose slices are its holders' own rows is bucketed from where it is: no counts,
@@ -139,8 +230,8 @@ OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B
     return T;
   };
   Triplets movedA, movedB;
-  const Triplets& myA = move(A, tileDestinations(L, A, true, rank_of), a_stays, "A", movedA);
-  const Triplets& myB = move(B, tileDestinations(L, B, false, rank_of), b_stays, "B", movedB);
+  const Triplets* myA = A.rows ? nullptr : &move(*A.triplets, tileDestinations(L, *A.triplets, true, rank_of), a_stays, "A", movedA);
+  const Triplets* myB = B.rows ? nullptr : &move(*B.triplets, tileDestinations(L, *B.triplets, false, rank_of), b_stays, "B", movedB);
 
   const int ui = g.unit_row(my_unit), uj = g.unit_col(my_unit);
   OwnedTiles tiles;
@@ -197,8 +288,14 @@ OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B
   };
   tiles.b_rows.resize(g.rounds);
   tiles.b_compressed.assign(g.rounds, false);
-  build(myA, true, tiles.a, tiles.owns_a);
-  build(myB, false, tiles.b, tiles.owns_b);
+  if (A.rows)
+    tilesFromRows(L, *A.rows, true, my_unit, my_k, tiles);
+  else
+    build(*myA, true, tiles.a, tiles.owns_a);
+  if (B.rows)
+    tilesFromRows(L, *B.rows, false, my_unit, my_k, tiles);
+  else
+    build(*myB, false, tiles.b, tiles.owns_b);
   return tiles;
 }
 

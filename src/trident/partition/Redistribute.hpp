@@ -10,16 +10,10 @@
 
 #include "trident/local/Csr.hpp"
 #include "trident/partition/Layout.hpp"
+#include "trident/partition/LocalRows.hpp"
+#include "trident/partition/Triplets.hpp"
 
 namespace Trident {
-
-struct Triplets {
-  std::vector<std::int64_t> row, col;
-  std::vector<double> val;
-  std::size_t size() const { return row.size(); }
-  void reserve(std::size_t n) { row.reserve(n); col.reserve(n); val.reserve(n); }
-  void push(std::int64_t r, std::int64_t c, double v) { row.push_back(r); col.push_back(c); val.push_back(v); }
-};
 
 // Sends entry t to rank dest[t]. Returns what this rank received (grouped by source rank, in
 // send order). (*bytes_to)[d] grows by the bytes this rank sent to rank d (self excluded).
@@ -72,5 +66,16 @@ std::vector<int> tileDestinations(const Layout& L, const Triplets& T, bool is_a,
 OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B, const RankOf& rank_of,
                            int my_unit, int my_k, MPI_Comm comm, std::vector<std::uint64_t>* bytes_to,
                            bool a_stays = false, bool b_stays = false);
+
+// An operand as distributeTiles takes it: its entries as triplets, or (an operand that stays only)
+// the rank's own CSR rows, cut into tiles where they are.
+struct OperandEntries {
+  const Triplets* triplets = nullptr;
+  const LocalRows* rows = nullptr;
+};
+// The same; an operand given as rows must stay (std::logic_error otherwise). The tiles equal
+// those of its triplets (toTriplets(rows)), entry for entry and in the same order.
+OwnedTiles distributeTiles(const Layout& L, OperandEntries A, OperandEntries B, const RankOf& rank_of, int my_unit,
+                           int my_k, MPI_Comm comm, std::vector<std::uint64_t>* bytes_to, bool a_stays, bool b_stays);
 
 }  // namespace Trident
