@@ -19,6 +19,7 @@
 #include <trident/algorithms/Algorithms.hpp>
 #include <trident/core/Abort.hpp>
 #include <trident/core/Errors.hpp>
+#include <trident/core/HeapRetention.hpp>
 #include <trident/grid/Topology.hpp>
 #include <trident/planner/Estimate.hpp>
 #include <trident/partition/Layout.hpp>
@@ -317,6 +318,7 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   Impl& p = *impl_;
   p.keep = keep_for_reuse;
   p.state.keep_pattern = keep_for_reuse;
+  retainFreedHeap();  // once per process (core/HeapRetention.hpp)
   const double t0 = MPI_Wtime();
   p.world = tpetra::rawComm(A.getComm());
   // One collective for every check of the call (parameters, operands, the first C, what "auto"

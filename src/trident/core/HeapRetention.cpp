@@ -1,0 +1,44 @@
+#include "trident/core/HeapRetention.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace Trident {
+
+namespace {
+constexpr std::size_t kDefaultPadMiB = 64;
+
+std::size_t padFromEnvironment() {
+  // The user's own setting wins: glibc read it at start-up.
+  const char* pad = std::getenv("MALLOC_TOP_PAD_");
+  if (pad && *pad) return 0;
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (tunables && std::strstr(tunables, "top_pad")) return 0;
+  const char* mib = std::getenv("TRIDENT_HEAP_PAD_MB");
+  if (!mib || !*mib) return kDefaultPadMiB << 20;
+  char* end = nullptr;
+  const long long v = std::strtoll(mib, &end, 10);
+  if (end == mib || *end != '\0' || v <= 0) return 0;
+  return static_cast<std::size_t>(v) << 20;
+}
+
+std::size_t apply() {
+#if defined(__GLIBC__) && defined(M_TOP_PAD)
+  const std::size_t pad = padFromEnvironment();
+  if (pad == 0 || pad > static_cast<std::size_t>(0x7fffffff)) return 0;
+  return mallopt(M_TOP_PAD, static_cast<int>(pad)) == 1 ? pad : 0;
+#else
+  return 0;
+#endif
+}
+}  // namespace
+
+std::size_t retainFreedHeap() {
+  static const std::size_t pad = apply();  // thread-safe once
+  return pad;
+}
+
+}  // namespace Trident
