@@ -110,6 +110,7 @@ class ResultAssembly {
   const Permutation& col_perm_;
   const Layout& L_;
   std::vector<Partner> send_, recv_;  // recv_ in column-block order; self appears in both
+  std::vector<std::vector<double>> value_out_, value_in_;  // assembleValues' buffers, reused
   // Kept placement: value t of the concatenated received pieces (recv_ order) lands at
   // landing_[t] of C's value array (empty: identity).
   bool in_place_ = false;
