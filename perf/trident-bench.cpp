@@ -404,8 +404,8 @@ int run(int argc, char* argv[]) {
   clp.setOption("slices", &o.slices, "auto | balanced | owners (how Trident cuts tiles into slices; see \"trident: slices\")");
   clp.setOption("trials", &o.trials, "timed trials per algorithm (plus one untimed warm-up)");
   clp.setOption("interleave", "no-interleave", &o.interleave,
-                "run trial t of every algorithm before trial t+1 of any (fairer ratios under a drifting load; "
-                "the RSS column is then the peak over all algorithms)");
+                "run trial t of every algorithm before trial t+1 of any, each trial starting one algorithm further "
+                "along (fairer ratios under a drifting load; the RSS column is then the peak over all algorithms)");
   clp.setOption("check", "no-check", &o.check,
                 "compare every algorithm's C with tpetra's (structure, values to 1e-12 relative); exit 1 on mismatch");
   clp.setOption("local-kernel", &o.local_kernel, "gustavson | kokkoskernels | reference (\"trident: local kernel\")");
@@ -717,8 +717,15 @@ int run(int argc, char* argv[]) {
   if (o.interleave) {
     // Trial by trial, every algorithm in turn: a load that drifts during the run (other jobs on a
     // shared machine) falls on all of them alike, so their ratios are fairer than block by block.
+    // Each trial starts one algorithm further along (with --check, tpetra's reference first in
+    // every trial): the one run right after another's large C frees its memory, or right after
+    // a long product, is then a different one each trial, not always the same neighbour.
+    const std::size_t n = runners.size();
     for (int t = 0; t <= o.trials; ++t)
-      for (Runner& rn : runners) runTrial(rn, t);
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t shift = o.check || t == 0 ? 0 : static_cast<std::size_t>(t) % n;
+        runTrial(runners[(k + shift) % n], t);
+      }
     for (Runner& rn : runners) finish(rn);
   } else {
     // Algorithm by algorithm, each finished (and its C released) before the next starts: its RSS
