@@ -51,8 +51,22 @@ const LoadedModel& modelFromEnvironment() {
 }
 
 constexpr int kBoundSlots = 14;
-// What gather contributes: the model, the remembered choice, the rows question and the bound.
-constexpr int kGatheredSlots = 3 + kBoundSlots;
+// The estimate without counting: whether made, then maxima (multiply-adds, heaviest row, C,
+// import bytes, work), and sums (multiply-adds, C, import bytes, sample, A's rows, A's and B's entries).
+constexpr int kEstimateSlots = 6;
+constexpr int kEstimateSums = 7;
+// What gather contributes: the model, the remembered choice, the rows question, the bound and the estimate.
+constexpr int kGatheredSlots = 3 + kBoundSlots + kEstimateSlots;
+
+// The estimate without counting decides when its best algorithm is at least this much faster
+// than every other by the model (its multiply-adds and C come from the owned columns' sample,
+// within ~30 % on the shared graphs at P = 4), or when counting would cost more than
+// kCountShare of the best's predicted time (a count could then not pay for itself within the
+// 10 % that auto may cost beyond the fastest). It needs a sample of at least kMinSample of A's
+// entries (owned columns are ~1/P of a graph's: at large P the products are counted).
+constexpr double kDecisive = 1.25;
+constexpr double kCountShare = 0.05;
+constexpr double kMinSample = 0.05;
 
 long long fingerprintOf(const planner::MachineModel& m) {
   static_assert(std::is_trivially_copyable<planner::MachineModel>::value, "the model is hashed as bytes");
@@ -165,6 +179,49 @@ std::string reasonOf(const std::vector<planner::Estimate>& est, int best) {
   return why.str();
 }
 
+// The estimate without counting (AutoInputs::LocalEstimate) decides when it is decisive or when
+// counting would cost too much of the product; otherwise `note` says what it would have chosen.
+bool decidedByEstimate(const AutoInputs& in, int P, const Topology& topo, MultiplyStats& stats, std::string& note,
+                       Algorithm& chosen) {
+  planner::GlobalCounts g = in.estimate.counts;
+  g.P = P;
+  g.lambda = topo.ranks_per_group();
+  g.owner_slices_possible = tpetra::ownerSlicesPossible(topo, in.owner_slices_allowed, in.rows_grid);
+  const std::vector<planner::Estimate> est = planner::estimateAll(g, in.model);
+  int best = 0;
+  for (int a = 1; a < static_cast<int>(est.size()); ++a)
+    if (est[a].time_s < est[best].time_s) best = a;
+  double next = 0;
+  for (int a = 0; a < static_cast<int>(est.size()); ++a)
+    if (a != best) next = next == 0 ? est[a].time_s : std::min(next, est[a].time_s);
+  const double countCost = in.model.auto_count_overhead + in.model.auto_count_entry_cost * in.bound.entries_max;
+  const double tBest = est[best].time_s;
+  const bool decisive = next >= kDecisive * tBest, dear = countCost > kCountShare * tBest;
+  std::ostringstream why;
+  why.precision(3);
+  why << " estimated without counting from the owned columns (" << 100.0 * in.estimate.sample_share
+      << " % of A's entries): ";
+  if (decisive)
+    why << "the next best is " << next / tBest << "x slower;";
+  else if (dear)
+    why << "counting (~" << countCost << " s) would cost over " << 100.0 * kCountShare << " % of the predicted time;";
+  else
+    why << "not decisive (next best " << next / tBest << "x, counting ~" << countCost << " s), counted;";
+  if (!decisive && !dear) {
+    note = " (the estimate without counting would choose " + est[best].algo + ";" + why.str() + ")";
+    return false;
+  }
+  stats.auto_chosen = true;
+  stats.predicted_time = tBest;
+  stats.predicted_gi_bytes_recv = static_cast<std::uint64_t>(est[best].gi_bytes_max);
+  stats.predicted_li_bytes_recv = static_cast<std::uint64_t>(est[best].li_bytes_max);
+  const std::string reason = reasonOf(est, best);
+  const std::size_t head = reason.find(';');
+  stats.auto_reason = reason.substr(0, head + 1) + why.str() + reason.substr(head + 1);
+  chosen = est[best].algo == "tpetra" ? Algorithm::Tpetra : est[best].algo == "summa" ? Algorithm::Summa : Algorithm::Trident;
+  return true;
+}
+
 }  // namespace
 
 std::uint64_t rememberContext(const MultiplyOptions& o) {
@@ -215,11 +272,28 @@ AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const c
                                     b.c_remote_entries, b.c_entries_capped, b.zeros_included ? 1 : 0};
   in.bound_slot = check.contribute(v[0]);
   for (int t = 1; t < kBoundSlots; ++t) check.contribute(v[t]);
+  tpetra::LocalEstimateInputs e;
+  if (b.ok && boundAllowed) {
+    Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: estimate without counting"));
+    e = tpetra::localEstimateInputs(A, B, b);
+  }
+  auto ll = [](double x) { return static_cast<long long>(std::llround(x)); };
+  const long long work = b.a_entries + ll(e.flops);
+  const long long maxima[kEstimateSlots] = {e.ok ? 1 : 0, ll(e.flops), ll(e.max_row_flops), ll(e.c_entries), ll(e.import_bytes), work};
+  in.estimate_slot = check.contribute(maxima[0]);
+  for (int t = 1; t < kEstimateSlots; ++t) check.contribute(maxima[t]);
+  const long long sums[kEstimateSums] = {ll(e.flops),          ll(e.c_entries),
+                                         ll(e.import_bytes),   ll(e.sample_entries),
+                                         static_cast<long long>(A.getNodeNumRows()),
+                                         b.a_entries,          b.b_entries};
+  in.estimate_sum_slot = check.contributeSum(sums[0]);
+  for (int t = 1; t < kEstimateSums; ++t) check.contributeSum(sums[t]);
   return in;
 }
 
 void AutoInputs::holdPlaces(CollectiveCheck& check) {
   for (int t = 0; t < kGatheredSlots; ++t) check.contribute(0);
+  for (int t = 0; t < kEstimateSums; ++t) check.contributeSum(0);
 }
 
 void AutoInputs::agree(const CollectiveCheck& check) {
@@ -231,6 +305,31 @@ void AutoInputs::agree(const CollectiveCheck& check) {
   const std::size_t b0 = bound_slot;
   bound.usable = check.min(b0) == 1;
   if (!bound.usable) return;
+  {
+    // The estimate as planner::GlobalCounts: sums for the 2D algorithms' balanced shares, maxima
+    // for Tpetra's busiest rank. Tpetra's import goes on the slower link, from all its sources.
+    const std::size_t e0 = estimate_slot, s0 = estimate_sum_slot;
+    planner::GlobalCounts& g = estimate.counts;
+    g.P = 0;  // set by chooseAlgorithm with lambda
+    g.sum.flops = static_cast<double>(check.sum(s0));
+    g.sum.c_entries = static_cast<double>(check.sum(s0 + 1));
+    g.sum.tpetra_gi_bytes = static_cast<double>(check.sum(s0 + 2));
+    g.sum.a_rows = static_cast<double>(check.sum(s0 + 4));
+    g.sum.a_entries = static_cast<double>(check.sum(s0 + 5));
+    g.sum.b_entries = static_cast<double>(check.sum(s0 + 6));
+    g.sum.work = g.sum.a_entries + g.sum.flops;
+    g.max.flops = static_cast<double>(check.max(e0 + 1));
+    g.max.max_row_flops = static_cast<double>(check.max(e0 + 2));
+    g.max.c_entries = static_cast<double>(check.max(e0 + 3));
+    g.max.tpetra_gi_bytes = static_cast<double>(check.max(e0 + 4));
+    g.max.work = static_cast<double>(check.max(e0 + 5));
+    g.max.a_entries = static_cast<double>(check.max(b0 + 5));
+    g.max.b_entries = static_cast<double>(check.max(b0 + 6));
+    g.max.tpetra_gi_msgs = static_cast<double>(check.max(b0 + 8));
+    g.max.tpetra_import_rows = static_cast<double>(check.max(b0 + 3));
+    estimate.sample_share = g.sum.a_entries > 0 ? static_cast<double>(check.sum(s0 + 3)) / g.sum.a_entries : 1.0;
+    estimate.usable = check.min(e0) == 1 && estimate.sample_share >= kMinSample;
+  }
   const double maxRowB = static_cast<double>(check.max(b0 + 4));
   // The busiest rank's multiply-adds: its known ones plus, at most, the longest row of B for each
   // of its entries at remote columns; its import: at most that row for each remote column.
@@ -259,8 +358,9 @@ void AutoInputs::agree(const CollectiveCheck& check) {
 Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
                           MPI_Comm comm, const std::function<const Topology&()>& topology, const AutoInputs& in,
                           MultiplyStats& stats, MultiplyStats* tpetra_counts, bool* counted,
-                          std::vector<std::int64_t>* row_work) {
+                          std::vector<std::int64_t>* row_work, bool* rows_counted) {
   Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: choose"));
+  if (rows_counted) *rows_counted = false;
   int P = 1;
   MPI_Comm_size(comm, &P);
   if (in.remembered) {
@@ -278,8 +378,17 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
   }
   const planner::MachineModel& model = in.model;
   std::string unsettled;  // why the bound did not settle it, appended to the reason
+  std::string estimated;  // what the estimate without counting would have chosen, when it did not decide
   if (in.bound.usable) {
     if (settledForTpetra(in.bound, P, model, stats, unsettled)) return Algorithm::Tpetra;
+    if (in.estimate.usable) {
+      Algorithm a = Algorithm::Auto;
+      if (decidedByEstimate(in, P, topology(), stats, estimated, a)) {
+        if (counted) *counted = false;
+        stats.auto_reason += unsettled;
+        return a;
+      }
+    }
     // C bounded by the multiply-adds did not settle it; the unions of the local rows of B can
     // (2-10x fewer on FE and multigrid products), unless even no C at all would not. Every rank
     // takes the same branch: it depends on reduced values only.
@@ -321,6 +430,7 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
     Bp = opOf(B, transposeB);
     mine = tpetra::localCounts(*Ap, *Bp, topo, &bytes, false, in.a_import_serves, work);
   }
+  if (rows_counted) *rows_counted = work != nullptr;
   planner::GlobalCounts all = planner::reduceCounts(mine, topo.ranks_per_group(), comm);
   if (all.max.layout_unknown > 0) {
     mine = tpetra::localCounts(*Ap, *Bp, topo, &bytes, true, in.a_import_serves, work);
@@ -340,7 +450,7 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
     if (est[a].time_s < est[best].time_s) best = a;
   stats.auto_chosen = true;
   stats.predicted_time = est[best].time_s;
-  stats.auto_reason = reasonOf(est, best) + unsettled;
+  stats.auto_reason = reasonOf(est, best) + estimated + unsettled;
   // Tpetra's import is counted exactly on each rank; the 2D algorithms' bytes are the estimate's
   // busiest rank (trident-plan gives them exactly).
   const bool tp = est[best].algo == "tpetra";

@@ -51,6 +51,14 @@ struct AutoInputs {
   } bound;
   std::size_t bound_slot = 0;  // first of kBoundSlots
   tpetra::LocalBoundInputs local_bound;  // this rank's, kept for chooseAlgorithm's tighter bound
+  // The estimate without counting (tpetra::localEstimateInputs), reduced in the same collective:
+  // usable when every rank made one and their owned columns sample enough of A's entries.
+  struct LocalEstimate {
+    bool usable = false;
+    planner::GlobalCounts counts;  // lambda, owner_slices_possible: set by chooseAlgorithm
+    double sample_share = 0;       // of A's entries, at owned columns (the sample)
+  } estimate;
+  std::size_t estimate_slot = 0, estimate_sum_slot = 0;
   std::optional<std::size_t> a_zeros;
   // "trident: auto: remember choice" (Trident_AutoChoiceMemory.hpp): memory_context is set when
   // it is on; remembered is this rank's find, and after agree() only a choice every rank found
@@ -83,7 +91,8 @@ std::uint64_t rememberContext(const MultiplyOptions& o);
 // received and sent (by link) and multiply-adds, as the drop-in accounts them, and *counted is
 // set: the plan need not count them again. When it counted A*B (no transposes), row_work
 // (optional) receives each local row of A's multiply-adds, which the plan's balance needs too
-// (it would otherwise import B's row lengths a second time); otherwise it is left empty.
+// (it would otherwise import B's row lengths a second time), and *rows_counted (optional) is set
+// (the same on every rank); otherwise row_work is left empty and *rows_counted false.
 // A choice agreed from memory (in.remembered) returns at once, with its stats; a counted one is
 // remembered when in.memory_context is set.
 // topology: the groups (formed on first call, collectively), asked only when the bound does not
@@ -92,7 +101,7 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
                           MPI_Comm comm, const std::function<const Topology&()>& topology, const AutoInputs& in,
                           MultiplyStats& stats,
                           MultiplyStats* tpetra_counts = nullptr, bool* counted = nullptr,
-                          std::vector<std::int64_t>* row_work = nullptr);
+                          std::vector<std::int64_t>* row_work = nullptr, bool* rows_counted = nullptr);
 
 }  // namespace MatrixMatrix
 }  // namespace Trident

@@ -360,15 +360,16 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
     p.rememberPatterns(A, B, aZeros);
   }
   if (chooses) {
+    bool rowsCounted = false;
     autoIn.agree(check);
     autoIn.a_import_serves = p.aImportServes;
     autoIn.owner_slices_allowed = !p.opt.permute && p.opt.slices != SliceChoice::Balanced;
     autoIn.rows_grid = p.opt.grid == GridChoice::Rows ||
                        (p.opt.grid == GridChoice::Auto && p.opt.slices == SliceChoice::Owners);
     p.opt.algorithm = chooseAlgorithm(A, transposeA, B, transposeB, p.world, [&p]() -> const Topology& { return p.topology(); },
-                                      autoIn, p.stats, &p.tpetraCounts, &p.tpetraCounted, &p.autoRowWork);
-    // A remembered choice (agreed on every rank) counted nothing this time.
-    p.autoCountedRows = !transposeA && !transposeB && p.opt.algorithm != Algorithm::Tpetra && !autoIn.remembered;
+                                      autoIn, p.stats, &p.tpetraCounts, &p.tpetraCounted, &p.autoRowWork, &rowsCounted);
+    // A remembered choice or one settled without counting (agreed on every rank) counted no rows.
+    p.autoCountedRows = rowsCounted && p.opt.algorithm != Algorithm::Tpetra;
   }
   p.stats.algorithm = toString(p.opt.algorithm);
   MPI_Comm_size(p.world, &p.stats.P);
@@ -428,8 +429,8 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   // With one slice per tile (SUMMA, or lambda = 1) nothing is balanced: skip the import.
   const bool balanced = !p.summa && (topo.ranks_per_group() > 1 || p.opt.slices != SliceChoice::Balanced);
   // "auto" has counted them already when it counted this product (same A and B, no transposes).
-  // The same on every rank (the import below is collective): auto chose a 2D algorithm, which it
-  // only does after counting, and nothing was transposed.
+  // The same on every rank (the import below is collective): auto counted the rows of A*B (no
+  // transposes) and chose a 2D algorithm.
   const bool counted = p.autoCountedRows;
   if (counted && p.autoRowWork.size() != p.aRow.size())
     throw std::logic_error("MultiplyPlan: auto's row work does not match A's rows");

@@ -266,6 +266,32 @@ void testCollectiveCheck() {
     check(c.min(a) == 0 && c.max(a) == gSize - 1 && c.same(b) && !c.same(a) == (gSize > 1),
           "CollectiveCheck: min and max of contributed values over the ranks");
   }
+  {
+    // Sums ride in the same reduction: values interleaved with sums must come back unmixed.
+    CollectiveCheck c;
+    const std::size_t s0 = c.contributeSum(gRank + 1);
+    const std::size_t a = c.contribute(10 * gRank);
+    const std::size_t s1 = c.contributeSum(-3);
+    const std::size_t b = c.contribute(-gRank);
+    c.run(MPI_COMM_WORLD);
+    const long long n = gSize;
+    check(c.sum(s0) == n * (n + 1) / 2 && c.sum(s1) == -3 * n && c.min(a) == 0 && c.max(a) == 10 * (n - 1) &&
+              c.min(b) == -(n - 1) && c.max(b) == 0,
+          "CollectiveCheck: sums and min/max in one reduction");
+  }
+  {
+    // A failure still reaches every rank when sums are contributed.
+    std::string m;
+    try {
+      CollectiveCheck c;
+      c.contributeSum(gRank);
+      c.failIf(gRank == gSize - 1, "failure with sums");
+      c.run(MPI_COMM_WORLD);
+    } catch (const InvalidInput& e) {
+      m = e.what();
+    }
+    check(m.find("failure with sums") != std::string::npos, "CollectiveCheck: a failure with sums throws on every rank");
+  }
   std::string msg;
   try {
     CollectiveCheck c;

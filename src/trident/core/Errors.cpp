@@ -1,5 +1,6 @@
 #include "trident/core/Errors.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace Trident {
@@ -36,21 +37,53 @@ std::size_t CollectiveCheck::contribute(long long value) {
   return values_.size() - 1;
 }
 
+std::size_t CollectiveCheck::contributeSum(long long value) {
+  sums_.push_back(value);
+  return sums_.size() - 1;
+}
+
+namespace {
+// [m, m - 1 values reduced by min, the rest summed]: the header m is the same on every rank, so
+// the one reduction knows where the sums start.
+void minThenSum(void* in, void* inout, int* len, MPI_Datatype*) {
+  const long long* a = static_cast<const long long*>(in);
+  long long* b = static_cast<long long*>(inout);
+  const int m = static_cast<int>(b[0]);
+  for (int t = 1; t < m && t < *len; ++t) b[t] = std::min(a[t], b[t]);
+  for (int t = m; t < *len; ++t) b[t] += a[t];
+}
+MPI_Op minThenSumOp() {
+  static MPI_Op op = [] {
+    MPI_Op o;
+    MPI_Op_create(&minThenSum, 1, &o);
+    return o;
+  }();
+  return op;
+}
+}  // namespace
+
 void CollectiveCheck::run(MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  // [lowest failing rank, values, -values], all by MPI_MIN: min and max in one reduction.
-  const std::size_t n = values_.size();
-  std::vector<long long> buf(1 + 2 * n);
-  buf[0] = failedHere() ? rank : size;
+  // [lowest failing rank, values, -values], all by MPI_MIN: min and max in one reduction; with
+  // sums, behind a header saying where they start, by minThenSum.
+  const std::size_t n = values_.size(), s = sums_.size();
+  const std::size_t head = s > 0 ? 1 : 0;
+  std::vector<long long> buf(head + 1 + 2 * n + s);
+  if (head) buf[0] = static_cast<long long>(head + 1 + 2 * n);
+  long long* v = buf.data() + head;
+  v[0] = failedHere() ? rank : size;
   for (std::size_t t = 0; t < n; ++t) {
-    buf[1 + t] = values_[t];
-    buf[1 + n + t] = -values_[t];
+    v[1 + t] = values_[t];
+    v[1 + n + t] = -values_[t];
   }
-  MPI_Allreduce(MPI_IN_PLACE, buf.data(), static_cast<int>(buf.size()), MPI_LONG_LONG, MPI_MIN, comm);
-  if (buf[0] != size) throwMessageOf(comm, static_cast<int>(buf[0]), message_);
-  reduced_.assign(buf.begin() + 1, buf.end());
+  std::copy(sums_.begin(), sums_.end(), v + 1 + 2 * n);
+  MPI_Allreduce(MPI_IN_PLACE, buf.data(), static_cast<int>(buf.size()), MPI_LONG_LONG, head ? minThenSumOp() : MPI_MIN,
+                comm);
+  if (v[0] != size) throwMessageOf(comm, static_cast<int>(v[0]), message_);
+  reduced_.assign(v + 1, v + 1 + 2 * n);
+  sums_.assign(v + 1 + 2 * n, v + 1 + 2 * n + s);
 }
 
 }  // namespace Trident

@@ -43,10 +43,14 @@ class CollectiveCheck {
   long long min(std::size_t slot) const { return reduced_.at(slot); }
   long long max(std::size_t slot) const { return -reduced_.at(values_.size() + slot); }
   bool same(std::size_t slot) const { return min(slot) == max(slot); }
+  // A value summed over the ranks, in the same collective; returns its slot for sum() after run().
+  // Every rank must contribute as many sums as the others (as many values too).
+  std::size_t contributeSum(long long value);
+  long long sum(std::size_t slot) const { return sums_.at(slot); }
 
  private:
   std::string message_;
-  std::vector<long long> values_, reduced_;
+  std::vector<long long> values_, reduced_, sums_;
 };
 
 }  // namespace Trident
