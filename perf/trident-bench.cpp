@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <random>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -404,9 +405,9 @@ int run(int argc, char* argv[]) {
   clp.setOption("slices", &o.slices, "auto | balanced | owners (how Trident cuts tiles into slices; see \"trident: slices\")");
   clp.setOption("trials", &o.trials, "timed trials per algorithm (plus one untimed warm-up)");
   clp.setOption("interleave", "no-interleave", &o.interleave,
-                "run trial t of every algorithm before trial t+1 of any, each trial starting one algorithm further "
-                "along and every other one in reverse order (fairer ratios under a drifting load and whatever a "
-                "neighbour leaves behind; the RSS column is then the peak over all algorithms)");
+                "run trial t of every algorithm before trial t+1 of any, in an order shuffled per trial (fairer "
+                "ratios under a drifting load and whatever a neighbour leaves behind; the RSS column is then the "
+                "peak over all algorithms)");
   clp.setOption("check", "no-check", &o.check,
                 "compare every algorithm's C with tpetra's (structure, values to 1e-12 relative); exit 1 on mismatch");
   clp.setOption("local-kernel", &o.local_kernel, "gustavson | kokkoskernels | reference (\"trident: local kernel\")");
@@ -718,19 +719,22 @@ int run(int argc, char* argv[]) {
   if (o.interleave) {
     // Trial by trial, every algorithm in turn: a load that drifts during the run (other jobs on a
     // shared machine) falls on all of them alike, so their ratios are fairer than block by block.
-    // Each trial starts one algorithm further along, every other trial in reverse order (with
-    // --check, tpetra's reference first in every trial): the one run right after another's large
-    // C is freed, or right after a long product, is then a different one each trial, not always
-    // the same neighbour (auto run after tpetra, summa and trident in the fixed order was 1.4x
-    // slower than trident's identical plan on rajat01; alone, or in either order of two, 1.0x).
+    // Each trial runs the algorithms in a different order, the same on every rank (a shuffle
+    // seeded by the trial; with --check, tpetra's reference first in every trial): what a
+    // neighbour leaves behind (a large C freed into the heap that the next one then reuses
+    // without page faults, a long product just ended) falls on a different one each trial. In
+    // the fixed order, auto on rajat01 ran 1.4x slower than trident's identical plan (alone, or
+    // in either order of two, 1.0x); rotating the order keeps neighbours, and did not help.
     const std::size_t n = runners.size();
-    for (int t = 0; t <= o.trials; ++t)
-      for (std::size_t k = 0; k < n; ++k) {
-        const bool fixed = o.check || t == 0;
-        const std::size_t shift = fixed ? 0 : static_cast<std::size_t>(t) % n;
-        const std::size_t at = fixed || t % 2 == 0 ? k : n - 1 - k;
-        runTrial(runners[(at + shift) % n], t);
+    std::vector<std::size_t> order(n);
+    for (int t = 0; t <= o.trials; ++t) {
+      for (std::size_t k = 0; k < n; ++k) order[k] = k;
+      if (!o.check && t > 0) {
+        std::mt19937 shuffle(static_cast<unsigned>(t));
+        std::shuffle(order.begin(), order.end(), shuffle);
       }
+      for (std::size_t k : order) runTrial(runners[k], t);
+    }
     for (Runner& rn : runners) finish(rn);
   } else {
     // Algorithm by algorithm, each finished (and its C released) before the next starts: its RSS

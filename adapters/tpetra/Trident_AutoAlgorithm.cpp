@@ -186,6 +186,15 @@ bool decidedByEstimate(const AutoInputs& in, int P, const Topology& topo, Multip
   planner::GlobalCounts g = in.estimate.counts;
   g.P = P;
   g.lambda = topo.ranks_per_group();
+  // Tpetra's import (bytes and sources) split between the links as if its sources were spread
+  // evenly over the other ranks (as the SUMMA estimate's tiles): (lambda - 1) / (P - 1) over Li.
+  const double liShare = P > 1 ? static_cast<double>(g.lambda - 1) / (P - 1) : 0.0;
+  for (planner::LocalCounts* c : {&g.sum, &g.max}) {
+    c->tpetra_li_bytes = c->tpetra_gi_bytes * liShare;
+    c->tpetra_gi_bytes *= 1.0 - liShare;
+    c->tpetra_li_msgs = c->tpetra_gi_msgs * liShare;
+    c->tpetra_gi_msgs *= 1.0 - liShare;
+  }
   g.owner_slices_possible = tpetra::ownerSlicesPossible(topo, in.owner_slices_allowed, in.rows_grid);
   const std::vector<planner::Estimate> est = planner::estimateAll(g, in.model);
   int best = 0;
@@ -307,7 +316,8 @@ void AutoInputs::agree(const CollectiveCheck& check) {
   if (!bound.usable) return;
   {
     // The estimate as planner::GlobalCounts: sums for the 2D algorithms' balanced shares, maxima
-    // for Tpetra's busiest rank. Tpetra's import goes on the slower link, from all its sources.
+    // for Tpetra's busiest rank. Tpetra's import (bytes, sources) is split between the links by
+    // decidedByEstimate, once the groups are known.
     const std::size_t e0 = estimate_slot, s0 = estimate_sum_slot;
     planner::GlobalCounts& g = estimate.counts;
     g.P = 0;  // set by chooseAlgorithm with lambda
