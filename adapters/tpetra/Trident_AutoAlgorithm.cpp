@@ -244,7 +244,7 @@ std::uint64_t rememberContext(const MultiplyOptions& o) {
 
 AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
                               CollectiveCheck& check, std::optional<std::size_t> a_zeros,
-                              std::optional<std::uint64_t> remember_context) {
+                              std::optional<std::uint64_t> remember_context, bool estimate) {
   AutoInputs in;
   const LoadedModel& loaded = modelFromEnvironment();
   check.failIf(!loaded.error.empty(), loaded.error);
@@ -282,7 +282,7 @@ AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const c
   in.bound_slot = check.contribute(v[0]);
   for (int t = 1; t < kBoundSlots; ++t) check.contribute(v[t]);
   tpetra::LocalEstimateInputs e;
-  if (b.ok && boundAllowed) {
+  if (b.ok && boundAllowed && estimate) {
     Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: estimate without counting"));
     e = tpetra::localEstimateInputs(A, B, b);
   }

@@ -69,10 +69,10 @@ struct AutoInputs {
 
   // a_zeros: A's stored zeros, when the caller has counted them (the plan's fingerprint needs them too).
   // remember_context: the options the choice depends on, hashed (rememberContext), when choices
-  // are to be remembered and reused.
+  // are to be remembered and reused. estimate: "trident: auto: estimate without counting".
   static AutoInputs gather(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
                            CollectiveCheck& check, std::optional<std::size_t> a_zeros = std::nullopt,
-                           std::optional<std::uint64_t> remember_context = std::nullopt);
+                           std::optional<std::uint64_t> remember_context = std::nullopt, bool estimate = true);
   // A rank that does not choose contributes as many values as gather would, so that one whose
   // "trident: algorithm" differs from the others' reaches the parameters' agreement check (and
   // its clear error) instead of an allreduce of unequal lengths.

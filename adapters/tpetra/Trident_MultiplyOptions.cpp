@@ -79,6 +79,11 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
           "and parameters, compared exactly) in an earlier call of this process instead of counting again; false "
           "counts every call",
           Teuchos::rcp(new Teuchos::BoolParameterEntryValidator()));
+  pl->set("trident: auto: estimate without counting", true,
+          "\"trident: algorithm\" = \"auto\": decide from what each rank knows of its own rows (no message beyond "
+          "the call's one check) when that estimate is decisive or counting would cost over 5 % of the product; "
+          "false counts every product the bound does not settle (exact Tpetra bytes in the prediction)",
+          Teuchos::rcp(new Teuchos::BoolParameterEntryValidator()));
   pl->set("trident: lookahead", 2, "rounds of tiles in flight ahead of the multiply (>= 1)",
           rcp(new Teuchos::EnhancedNumberValidator<int>(1, 1 << 20)));
   pl->set("trident: gi pacing", std::string("eager"),
@@ -145,6 +150,9 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
       o.remember_auto_choice = params->isParameter("trident: auto: remember choice")
                                    ? params->get<bool>("trident: auto: remember choice")
                                    : true;
+      o.estimate_auto_choice = params->isParameter("trident: auto: estimate without counting")
+                                   ? params->get<bool>("trident: auto: estimate without counting")
+                                   : true;
       const std::string g = str("trident: grid", "auto");
       o.grid = g == "square" ? GridChoice::Square : g == "rows" ? GridChoice::Rows : GridChoice::Auto;
       o.fetch = str("trident: fetch", "needed") == "whole" ? Fetch::Whole : Fetch::Needed;
@@ -163,7 +171,7 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
   const long long v[] = {o.ranks_per_group, o.lookahead, static_cast<int>(o.algorithm), o.permute ? 1 : 0, o.seed,
                          kernel, static_cast<int>(o.grid), static_cast<int>(o.fetch), static_cast<int>(o.slices),
                          o.count_bytes ? 1 : 0, o.device == "host" ? 0 : 1, o.remember_auto_choice ? 1 : 0,
-                         static_cast<int>(o.gi_pacing)};
+                         static_cast<int>(o.gi_pacing), o.estimate_auto_choice ? 1 : 0};
   o.slots_ = sizeof(v) / sizeof(v[0]);
   for (std::size_t t = 0; t < o.slots_; ++t) {
     const std::size_t slot = check.contribute(v[t]);

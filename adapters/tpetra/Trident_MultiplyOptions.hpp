@@ -38,6 +38,8 @@ struct MultiplyOptions {
   // "auto" reuses the choice it counted for the same operands in an earlier call
   // (Trident_AutoChoiceMemory.hpp).
   bool remember_auto_choice = true;
+  // "auto" may decide from the estimate without counting (Trident_AutoAlgorithm.hpp).
+  bool estimate_auto_choice = true;
   // Everything that is not "trident: ...", passed to Tpetra (fillComplete, Tpetra's Multiply).
   Teuchos::RCP<Teuchos::ParameterList> tpetra_params;
 

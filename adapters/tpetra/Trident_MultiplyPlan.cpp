@@ -326,6 +326,10 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   CollectiveCheck check;
   auto checkTimer = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: plan: checks")));
   p.opt = MultiplyOptions::parse(params, check);
+  {
+    const std::string padError = heapPadSettingError();
+    check.failIf(!padError.empty(), padError);
+  }
   checkOperands(A, B, check);
   if (first_C) checkResult(A, transposeA, *first_C, check);
   const bool plain = !transposeA && !transposeB && A.isFillComplete() && B.isFillComplete();
@@ -342,7 +346,8 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   if (chooses)
     autoIn = AutoInputs::gather(A, transposeA, B, transposeB, check, aZeros,
                                 p.opt.remember_auto_choice ? std::optional<std::uint64_t>(rememberContext(p.opt))
-                                                           : std::nullopt);
+                                                           : std::nullopt,
+                                p.opt.estimate_auto_choice);
   else
     AutoInputs::holdPlaces(check);
   check.run(p.world);

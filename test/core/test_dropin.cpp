@@ -130,11 +130,20 @@ int main(int argc, char** argv) {
       return std::make_pair(Trident::MatrixMatrix::lastStats(), gather(*C));
     };
     auto remembered = [](const Trident::MultiplyStats& s) { return s.auto_reason.find("remembered") != std::string::npos; };
-    const auto first = run(*G, Teuchos::null);
+    // Counted: the estimate without counting would decide this product (and is not remembered).
+    auto counting = Teuchos::rcp(new Teuchos::ParameterList);
+    counting->set("trident: auto: estimate without counting", false);
+    const auto byEstimate = run(*G, Teuchos::null);
+    tally.check(byEstimate.first.auto_reason.find("estimated without counting") != std::string::npos &&
+                    !remembered(run(*G, Teuchos::null).first),
+                "a choice estimated without counting is not remembered", byEstimate.first.auto_reason);
+    tally.check(sameMatrix(expectedG, byEstimate.second, why), "estimated choice's C == Tpetra", why);
+    const auto first = run(*G, counting);
     const bool wasCounted = first.first.auto_reason.find("bounded without counting") == std::string::npos &&
-                            first.first.auto_reason.find("not worth counting") == std::string::npos;
+                            first.first.auto_reason.find("not worth counting") == std::string::npos &&
+                            first.first.auto_reason.find("estimated without counting") == std::string::npos;
     tally.check(wasCounted && !remembered(first.first), "a first call counts", first.first.auto_reason);
-    const auto second = run(*G, Teuchos::null);
+    const auto second = run(*G, counting);
     tally.check(remembered(second.first) && second.first.algorithm == first.first.algorithm &&
                     second.first.auto_reason.find("chose " + second.first.algorithm) == 0 &&
                     second.first.predicted_time == first.first.predicted_time,
@@ -142,19 +151,20 @@ int main(int argc, char** argv) {
     tally.check(sameMatrix(expectedG, second.second, why), "remembered choice's C == Tpetra", why);
     auto off = Teuchos::rcp(new Teuchos::ParameterList);
     off->set("trident: auto: remember choice", false);
+    off->set("trident: auto: estimate without counting", false);
     tally.check(!remembered(run(*G, off).first), "\"trident: auto: remember choice\" = false counts again");
     // A stored zero in place: every rank zeroes its first local value.
     auto Az = Teuchos::rcp(new crs_matrix_type(*G, Teuchos::Copy));
     const auto entriesBefore = Az->getLocalMatrixHost().graph.entries.data();
-    run(*Az, Teuchos::null);
-    const auto third = run(*Az, Teuchos::null);
+    run(*Az, counting);
+    const auto third = run(*Az, counting);
     tally.check(remembered(third.first), "a copy of the graph, called twice: remembered", third.first.auto_reason);
     auto values = Az->getLocalMatrixHost().values;
     if (values.extent(0) > 0) values(0) = 0.0;
     tally.check(Az->getLocalMatrixHost().graph.entries.data() == entriesBefore, "the zero is written in place");
     auto Ctz = Teuchos::rcp(new crs_matrix_type(Az->getRowMap(), 0));
     Tpetra::MatrixMatrix::Multiply(*Az, false, *G, false, *Ctz);
-    const auto zeroed = run(*Az, Teuchos::null);
+    const auto zeroed = run(*Az, counting);
     int anyValues = values.extent(0) > 0 ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &anyValues, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     tally.check(anyValues == 1 && !remembered(zeroed.first), "a stored zero written in place: counted again",
@@ -188,6 +198,16 @@ int main(int argc, char** argv) {
     params->set("trident: algorithm", "trident");
     Trident::MatrixMatrix::Multiply(*A, false, *Bshift, false, *C, true, "", params);
   });
+  // A bad setting of the environment is bad input too: reported by every rank, before any work.
+  // On the last rank only, so that the others learn it through the call's one collective check.
+  for (const char* bad : {"lots", "-1", "4096"}) {
+    if (rank() == size() - 1) setenv("TRIDENT_HEAP_PAD_MB", bad, 1);
+    expectInvalidInput(tally, std::string("TRIDENT_HEAP_PAD_MB=") + bad, "TRIDENT_HEAP_PAD_MB", [&] {
+      auto C = freshC();
+      Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C);
+    });
+    unsetenv("TRIDENT_HEAP_PAD_MB");
+  }
   expectInvalidInput(tally, "C on the wrong row map", "row map", [&] {
     auto C = Teuchos::rcp(new crs_matrix_type(B->getRowMap(), 0));
     Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C);

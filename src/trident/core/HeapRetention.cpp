@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -21,7 +22,7 @@ std::size_t padFromEnvironment() {
   if (!mib || !*mib) return kDefaultPadMiB << 20;
   char* end = nullptr;
   const long long v = std::strtoll(mib, &end, 10);
-  if (end == mib || *end != '\0' || v <= 0) return 0;
+  if (end == mib || *end != '\0' || v <= 0) return 0;  // 0 = off; a bad value: heapPadSettingError says so
   return static_cast<std::size_t>(v) << 20;
 }
 
@@ -35,6 +36,16 @@ std::size_t apply() {
 #endif
 }
 }  // namespace
+
+std::string heapPadSettingError() {
+  const char* mib = std::getenv("TRIDENT_HEAP_PAD_MB");
+  if (!mib || !*mib) return {};
+  char* end = nullptr;
+  const long long v = std::strtoll(mib, &end, 10);
+  if (end != mib && *end == '\0' && v >= 0 && v <= 2047) return {};
+  return std::string("TRIDENT_HEAP_PAD_MB='") + mib +
+         "' is not a whole number of MiB from 0 (off) to 2047 (the pad freed heap memory is kept resident by)";
+}
 
 std::size_t retainFreedHeap() {
   static const std::size_t pad = apply();  // thread-safe once

@@ -14,10 +14,16 @@
 // a glibc.malloc.top_pad tunable), nor with TRIDENT_HEAP_PAD_MB=0; TRIDENT_HEAP_PAD_MB=N sets N
 // MiB (default 64). Other C libraries: nothing is done.
 #include <cstddef>
+#include <string>
 
 namespace Trident {
 
-// Once per process; later calls do nothing. Returns the pad set in bytes (0: left alone).
+// Once per process; later calls do nothing. Returns the pad set in bytes (0: left alone; also
+// for a TRIDENT_HEAP_PAD_MB that is not a valid number, which heapPadSettingError reports).
 std::size_t retainFreedHeap();
+
+// Empty, or why TRIDENT_HEAP_PAD_MB is not a valid setting (the plan fails its collective check
+// with it on every rank, like any bad input).
+std::string heapPadSettingError();
 
 }  // namespace Trident
