@@ -447,6 +447,37 @@ LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_typ
   return in;
 }
 
+namespace {
+// One row r of A*B over the rows of B held here: its multiply-adds there (known), the distinct
+// columns they make (a marker pass: seen[col] == r once counted), and A's entries at remote
+// columns. Stored zeros of A are skipped with skip_zeros, as the bound's pass skipped them.
+struct RowUnion {
+  long long known = 0, distinct = 0, remote = 0;
+};
+template <class LocalA, class RowPtr>
+RowUnion unionOfRow(const LocalA& al, LO r, const std::vector<LO>& rowAt, const RowPtr* bRows, const LO* bCols,
+                    LO* seen, bool skip_zeros) {
+  RowUnion u;
+  for (std::size_t q = al.graph.row_map(r); q < al.graph.row_map(r + 1); ++q) {
+    if (skip_zeros && al.values(q) == 0.0) continue;
+    const LO b = rowAt[al.graph.entries(q)];
+    if (b < 0) {
+      ++u.remote;
+      continue;
+    }
+    u.known += static_cast<long long>(bRows[b + 1] - bRows[b]);
+    // Without a branch: whether a column is new is a coin toss where rows of B overlap (FE and
+    // multigrid products), and the mispredictions were this pass's time.
+    for (auto t = bRows[b]; t < bRows[b + 1]; ++t) {
+      const LO col = bCols[t];
+      u.distinct += seen[col] != r ? 1 : 0;
+      seen[col] = r;
+    }
+  }
+  return u;
+}
+}  // namespace
+
 LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_type& B, const LocalBoundInputs& cheap,
                                    long long enough) {
   LocalBoundInputs in = cheap;
@@ -481,27 +512,11 @@ LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_ty
       const double projected = static_cast<double>(cheap.c_entries_known) - reduced * (allWork / static_cast<double>(unionWork));
       if (projected > 2.0 * static_cast<double>(enough)) break;
     }
-    long long known = 0, distinct = 0, remote = 0;
-    for (std::size_t q = al.graph.row_map(r); q < al.graph.row_map(r + 1); ++q) {
-      // Skipped as the cheap pass skipped them, so that a row's bound comes out as it went in.
-      if (!in.zeros_included && al.values(q) == 0.0) continue;
-      const LO b = rowAt[al.graph.entries(q)];
-      if (b < 0) {
-        ++remote;
-        continue;
-      }
-      known += static_cast<long long>(bRows[b + 1] - bRows[b]);
-      // Without a branch: whether a column is new is a coin toss where rows of B overlap (the
-      // FE and multigrid products this pass is for), and the mispredictions were its time.
-      for (auto t = bRows[b]; t < bRows[b + 1]; ++t) {
-        const LO col = bCols[t];
-        distinct += seen[col] != r ? 1 : 0;
-        seen[col] = r;
-      }
-    }
-    unionWork += known;
-    bound.add(known, remote, in, -1);
-    bound.add(distinct, remote, in);
+    // Zeros skipped as the cheap pass skipped them, so that a row's bound comes out as it went in.
+    const RowUnion u = unionOfRow(al, r, rowAt, bRows, bCols, seen, !in.zeros_included);
+    unionWork += u.known;
+    bound.add(u.known, u.remote, in, -1);
+    bound.add(u.distinct, u.remote, in);
   }
   return in;
 }
@@ -577,26 +592,13 @@ LocalEstimateInputs localEstimateInputs(const crs_matrix_type& A, const crs_matr
   long long work = 0;
   for (LO r = 0; r < rows && work < 4 * kUnionBudget; ++r) {
     if (threshold != ~0ull && (static_cast<std::uint64_t>(r) + 1) * 0x9E3779B97F4A7C15ull > threshold) continue;
-    long long known = 0, distinct = 0, remote = 0;
-    for (std::size_t q = al.graph.row_map(r); q < al.graph.row_map(r + 1); ++q) {
-      if (skipZeros && al.values(q) == 0.0) continue;
-      const LO b = rowAt[al.graph.entries(q)];
-      if (b < 0) {
-        ++remote;
-        continue;
-      }
-      known += static_cast<long long>(bRows[b + 1] - bRows[b]);
-      for (auto t = bRows[b]; t < bRows[b + 1]; ++t) {
-        const LO col = bCols[t];
-        distinct += seen[col] != r ? 1 : 0;
-        seen[col] = r;
-      }
-    }
-    work += known;
-    const double full = static_cast<double>(known) + static_cast<double>(remote) * mu;
+    const RowUnion u = unionOfRow(al, r, rowAt, bRows, bCols, seen, skipZeros);
+    work += u.known;
+    const double full = static_cast<double>(u.known) + static_cast<double>(u.remote) * mu;
     if (full <= 0) continue;
     sampledFlops += full;
-    sampledC += std::min({unionExtrapolated(static_cast<double>(known), static_cast<double>(distinct), full), full, columns});
+    sampledC +=
+        std::min({unionExtrapolated(static_cast<double>(u.known), static_cast<double>(u.distinct), full), full, columns});
   }
   e.c_entries = sampledFlops > 0 ? e.flops * (sampledC / sampledFlops) : e.flops;
   return e;
