@@ -179,6 +179,18 @@ std::string reasonOf(const std::vector<planner::Estimate>& est, int best) {
   return why.str();
 }
 
+// The estimate of least predicted time (the first of equals: ties go to Tpetra, then SUMMA).
+int leastTime(const std::vector<planner::Estimate>& est) {
+  int best = 0;
+  for (int a = 1; a < static_cast<int>(est.size()); ++a)
+    if (est[a].time_s < est[best].time_s) best = a;
+  return best;
+}
+
+Algorithm algorithmOf(const planner::Estimate& e) {
+  return e.algo == "tpetra" ? Algorithm::Tpetra : e.algo == "summa" ? Algorithm::Summa : Algorithm::Trident;
+}
+
 // The estimate without counting (AutoInputs::LocalEstimate) decides when it is decisive or when
 // counting would cost too much of the product; otherwise `note` says what it would have chosen.
 bool decidedByEstimate(const AutoInputs& in, int P, const Topology& topo, MultiplyStats& stats, std::string& note,
@@ -197,9 +209,7 @@ bool decidedByEstimate(const AutoInputs& in, int P, const Topology& topo, Multip
   }
   g.owner_slices_possible = tpetra::ownerSlicesPossible(topo, in.owner_slices_allowed, in.rows_grid);
   const std::vector<planner::Estimate> est = planner::estimateAll(g, in.model);
-  int best = 0;
-  for (int a = 1; a < static_cast<int>(est.size()); ++a)
-    if (est[a].time_s < est[best].time_s) best = a;
+  const int best = leastTime(est);
   double next = 0;
   for (int a = 0; a < static_cast<int>(est.size()); ++a)
     if (a != best) next = next == 0 ? est[a].time_s : std::min(next, est[a].time_s);
@@ -227,7 +237,7 @@ bool decidedByEstimate(const AutoInputs& in, int P, const Topology& topo, Multip
   const std::string reason = reasonOf(est, best);
   const std::size_t head = reason.find(';');
   stats.auto_reason = reason.substr(0, head + 1) + why.str() + reason.substr(head + 1);
-  chosen = est[best].algo == "tpetra" ? Algorithm::Tpetra : est[best].algo == "summa" ? Algorithm::Summa : Algorithm::Trident;
+  chosen = algorithmOf(est[best]);
   return true;
 }
 
@@ -455,9 +465,7 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
     all.max.c_entries = all.max.flops;
   }
   const std::vector<planner::Estimate> est = planner::estimateAll(all, model);
-  int best = 0;
-  for (int a = 1; a < static_cast<int>(est.size()); ++a)
-    if (est[a].time_s < est[best].time_s) best = a;
+  const int best = leastTime(est);
   stats.auto_chosen = true;
   stats.predicted_time = est[best].time_s;
   stats.auto_reason = reasonOf(est, best) + estimated + unsettled;
@@ -476,8 +484,7 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
     t.li_bytes_sent = bytes.li_sent;
     *counted = true;
   }
-  const Algorithm chosen =
-      est[best].algo == "tpetra" ? Algorithm::Tpetra : est[best].algo == "summa" ? Algorithm::Summa : Algorithm::Trident;
+  const Algorithm chosen = algorithmOf(est[best]);
   // Only counted choices: a bound settles in less than the look-up's hash would cost.
   if (in.memory_context) {
     RememberedChoice r;

@@ -12,6 +12,14 @@ namespace Trident {
 namespace {
 constexpr std::size_t kDefaultPadMiB = 64;
 
+// TRIDENT_HEAP_PAD_MB's value in MiB: a whole number from 0 (off) to 2047 (mallopt takes an int
+// of bytes); false for anything else.
+bool padMiBOf(const char* text, long long& mib) {
+  char* end = nullptr;
+  mib = std::strtoll(text, &end, 10);
+  return end != text && *end == '\0' && mib >= 0 && mib <= 2047;
+}
+
 std::size_t padFromEnvironment() {
   // The user's own setting wins: glibc read it at start-up.
   const char* pad = std::getenv("MALLOC_TOP_PAD_");
@@ -20,9 +28,8 @@ std::size_t padFromEnvironment() {
   if (tunables && std::strstr(tunables, "top_pad")) return 0;
   const char* mib = std::getenv("TRIDENT_HEAP_PAD_MB");
   if (!mib || !*mib) return kDefaultPadMiB << 20;
-  char* end = nullptr;
-  const long long v = std::strtoll(mib, &end, 10);
-  if (end == mib || *end != '\0' || v <= 0) return 0;  // 0 = off; a bad value: heapPadSettingError says so
+  long long v = 0;
+  if (!padMiBOf(mib, v)) return 0;  // left alone; heapPadSettingError says why
   return static_cast<std::size_t>(v) << 20;
 }
 
@@ -39,10 +46,8 @@ std::size_t apply() {
 
 std::string heapPadSettingError() {
   const char* mib = std::getenv("TRIDENT_HEAP_PAD_MB");
-  if (!mib || !*mib) return {};
-  char* end = nullptr;
-  const long long v = std::strtoll(mib, &end, 10);
-  if (end != mib && *end == '\0' && v >= 0 && v <= 2047) return {};
+  long long v = 0;
+  if (!mib || !*mib || padMiBOf(mib, v)) return {};
   return std::string("TRIDENT_HEAP_PAD_MB='") + mib +
          "' is not a whole number of MiB from 0 (off) to 2047 (the pad freed heap memory is kept resident by)";
 }
