@@ -36,6 +36,7 @@
 #include "trident/partition/Redistribute.hpp"
 #include "trident/transport/GiFetch.hpp"
 #include "trident/transport/NnzTable.hpp"
+#include "trident/transport/TileMetadata.hpp"
 
 using namespace Trident;
 
@@ -235,6 +236,33 @@ void testGiFetchAbandoned(bool gated) {
         "GiFetch: the next multiply on the same communicators is exact (no stale message)" + how);
 }
 
+// ---- tile metadata against its reference ------------------------------------------------------
+
+// gatherTileMetadata's size table (one round of direct messages over Gi, then an Allreduce over
+// Li, with or without the needed rows riding along) must equal gatherNnzTable's, the plain
+// reference (one Allreduce over the job), entry for entry: the loop posts its receives with these
+// sizes and no handshake, so one wrong entry is a truncated or hanging transfer.
+void testTileMetadataAgainstReference() {
+  for (int lambda : {1, 2, 4}) {
+    auto topo = cachedTopology(MPI_COMM_WORLD, lambda);
+    // Rectangular, with rows of A and B that are empty on some ranks (perRow 3 over 700 columns).
+    Problem p = makeProblem(500, 700, 300, 3, 1.0, 11 + static_cast<unsigned>(lambda));
+    Setup s = distribute(p, *topo);
+    const NnzTable ref = gatherNnzTable(s.L, s.tiles, topo->group(), topo->k(), topo->world());
+    std::vector<int> unit_of_peer(s.L.grid.units());
+    for (int q = 0; q < s.L.grid.units(); ++q) unit_of_peer[q] = q;
+    for (bool needed : {false, true}) {
+      const TileMetadata m =
+          gatherTileMetadata(s.L, s.tiles, topo->k(), topo->gi_comm(), unit_of_peer, topo->li_comm(), needed);
+      const bool same = m.nnz.a == ref.a && m.nnz.b == ref.b && m.nnz.b_rows == ref.b_rows &&
+                        m.nnz.slices == ref.slices && m.nnz.rounds == ref.rounds && m.nnz.grid_cols == ref.grid_cols &&
+                        (m.needed != nullptr) == needed;
+      check(same, "tile metadata (lambda = " + std::to_string(lambda) + (needed ? ", needed rows" : ", whole tiles") +
+                      "): the size table equals the reference Allreduce's");
+    }
+  }
+}
+
 // ---- runOrAbort ---------------------------------------------------------------------------------
 
 void testRunOrAbortPassThrough() {
@@ -368,6 +396,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   testTopologyCache();
+  // Before the tests that multiply: a size table that disagrees makes their loops hang.
+  testTileMetadataAgainstReference();
   testGiFetchAbandoned(false);
   testGiFetchAbandoned(true);
 

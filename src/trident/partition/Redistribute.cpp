@@ -134,34 +134,34 @@ void tilesFromRows(const Layout& L, const LocalRows& R, bool isA, int my_unit, i
     throw std::logic_error(std::string("Trident: internal error: an entry of ") + (isA ? "A" : "B") +
                            " would have to move although its slices are its holders' rows");
   };
-  std::vector<std::int64_t> r0(g.rounds, 0), r1(g.rounds, 0), c0(g.rounds, 0);
+  std::vector<std::int64_t> r0(g.rounds, 0), r1(g.rounds, 0);
   for (int s = 0; s < g.rounds; ++s) {
     owns[s] = isA ? (g.a_owner(ui, s) == my_unit) : (g.b_owner(s, uj) == my_unit);
     if (!owns[s]) continue;
     r0[s] = isA ? L.a_slice(ui, my_k) : L.b_slice(s, my_k);
     r1[s] = isA ? L.a_slice(ui, my_k + 1) : L.b_slice(s, my_k + 1);
-    c0[s] = isA ? L.inner_bounds[s] : L.col_bounds[uj];
     out[s] = Csr(r1[s] - r0[s], isA ? L.inner_width(s) : L.col_width(uj));
   }
-  // A's entries fall into stages by column (looked up once per local column), B's by row.
-  std::vector<int> stageOfCol;
-  if (isA) {
-    stageOfCol.resize(R.col_pos.size());
-    for (std::size_t c = 0; c < R.col_pos.size(); ++c) stageOfCol[c] = L.inner_block(R.col_pos[c]);
+  // Per local column, once: A's stage (by column) and every column's index inside its tile; -1
+  // for a column of B outside my column block (B's stage goes by row).
+  std::vector<int> stageOfCol(isA ? R.col_pos.size() : 0), tileCol(R.col_pos.size());
+  for (std::size_t c = 0; c < R.col_pos.size(); ++c) {
+    const std::int64_t cp = R.col_pos[c];
+    if (isA) {
+      const int s = L.inner_block(cp);
+      stageOfCol[c] = s;
+      tileCol[c] = static_cast<int>(cp - L.inner_bounds[s]);
+    } else {
+      tileCol[c] = cp >= L.col_bounds[uj] && cp < L.col_bounds[uj + 1] ? static_cast<int>(cp - L.col_bounds[uj]) : -1;
+    }
   }
-  const std::int64_t colEnd = L.col_bounds[uj + 1];
-  std::vector<int> stageOfRow(static_cast<std::size_t>(R.nrows));
   for (std::int64_t r = 0; r < R.nrows; ++r) {
     const std::int64_t rp = R.row_pos[static_cast<std::size_t>(r)];
     const int rs = isA ? 0 : L.inner_block(rp);
-    stageOfRow[static_cast<std::size_t>(r)] = rs;
     for (std::size_t q = R.rowptr[r]; q < R.rowptr[r + 1]; ++q) {
       if (!R.kept(q)) continue;
       const int s = isA ? stageOfCol[static_cast<std::size_t>(R.col[q])] : rs;
-      if (!owns[s] || rp < r0[s] || rp >= r1[s]) misplaced();
-      if (!isA && (R.col_pos[static_cast<std::size_t>(R.col[q])] < c0[s] ||
-                   R.col_pos[static_cast<std::size_t>(R.col[q])] >= colEnd))
-        misplaced();
+      if (!owns[s] || rp < r0[s] || rp >= r1[s] || tileCol[static_cast<std::size_t>(R.col[q])] < 0) misplaced();
       ++out[s].rowptr[rp - r0[s] + 1];
     }
   }
@@ -176,12 +176,12 @@ void tilesFromRows(const Layout& L, const LocalRows& R, bool isA, int my_unit, i
   }
   for (std::int64_t r = 0; r < R.nrows; ++r) {
     const std::int64_t rp = R.row_pos[static_cast<std::size_t>(r)];
+    const int rs = isA ? 0 : L.inner_block(rp);
     for (std::size_t q = R.rowptr[r]; q < R.rowptr[r + 1]; ++q) {
       if (!R.kept(q)) continue;
-      const int s = isA ? stageOfCol[static_cast<std::size_t>(R.col[q])] : stageOfRow[static_cast<std::size_t>(r)];
+      const int s = isA ? stageOfCol[static_cast<std::size_t>(R.col[q])] : rs;
       const std::int64_t at = next[s][rp - r0[s]]++;
-      out[s].col[static_cast<std::size_t>(at)] =
-          static_cast<int>(R.col_pos[static_cast<std::size_t>(R.col[q])] - c0[s]);
+      out[s].col[static_cast<std::size_t>(at)] = tileCol[static_cast<std::size_t>(R.col[q])];
       out[s].val[static_cast<std::size_t>(at)] = R.val[q];
     }
   }

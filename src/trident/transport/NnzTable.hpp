@@ -28,8 +28,9 @@ NnzTable zeroTable(const Layout& L);
 // Collective over comm (one Allreduce): every entry summed over comm's ranks.
 void sumOver(NnzTable& T, MPI_Comm comm);
 
-// Collective over comm (one Allreduce). The 2D algorithms gather theirs with their needed rows
-// in one round over their peers instead (transport/TileMetadata).
+// Collective over comm (one Allreduce): the plain reference. The 2D algorithms gather theirs with
+// their needed rows in one round over their peers instead (transport/TileMetadata); test_robust
+// checks that table against this one.
 NnzTable gatherNnzTable(const Layout& L, const OwnedTiles& tiles, int my_unit, int my_k, MPI_Comm comm);
 
 }  // namespace Trident
