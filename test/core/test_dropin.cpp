@@ -114,8 +114,8 @@ int main(int argc, char** argv) {
   // same C; the memory off, or a stored zero written into A's values in place (same arrays, so
   // only the contents' hash can tell), are counted again.
   {
-    // A product the bound does not settle (the small one above is; bound-settled choices are
-    // not remembered): a random graph whose rows reach across the ranks.
+    // A product the bound does not settle (the small one above is): a random graph whose rows
+    // reach across the ranks.
     Trident::gen::RandomOptions og;
     og.avg_per_row = 12;
     og.seed = 5;
@@ -130,14 +130,33 @@ int main(int argc, char** argv) {
       return std::make_pair(Trident::MatrixMatrix::lastStats(), gather(*C));
     };
     auto remembered = [](const Trident::MultiplyStats& s) { return s.auto_reason.find("remembered") != std::string::npos; };
-    // Counted: the estimate without counting would decide this product (and is not remembered).
+    // The small product above, settled by the bound, twice: the second call reuses the choice.
+    {
+      Trident::MultiplyStats bounded[2];
+      for (auto& s : bounded) {
+        auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+        Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C);
+        s = Trident::MatrixMatrix::lastStats();
+        tally.check(sameMatrix(expected, gather(*C), why), "bound-settled auto multiply == Tpetra", why);
+      }
+      const bool byBound = bounded[0].auto_reason.find("bounded without counting") != std::string::npos ||
+                           bounded[0].auto_reason.find("not worth counting") != std::string::npos;
+      tally.check(byBound && !remembered(bounded[0]) && remembered(bounded[1]) && bounded[1].algorithm == bounded[0].algorithm,
+                  "a choice the bound settled is remembered", bounded[0].auto_reason + " | " + bounded[1].auto_reason);
+    }
+    // The estimate without counting decides this product, and its choice is remembered; with
+    // the estimate off the product is counted (the estimated choice is not reused for that).
     auto counting = Teuchos::rcp(new Teuchos::ParameterList);
     counting->set("trident: auto: estimate without counting", false);
     const auto byEstimate = run(*G, Teuchos::null);
+    const auto byEstimateAgain = run(*G, Teuchos::null);
     tally.check(byEstimate.first.auto_reason.find("estimated without counting") != std::string::npos &&
-                    !remembered(run(*G, Teuchos::null).first),
-                "a choice estimated without counting is not remembered", byEstimate.first.auto_reason);
-    tally.check(sameMatrix(expectedG, byEstimate.second, why), "estimated choice's C == Tpetra", why);
+                    !remembered(byEstimate.first) && remembered(byEstimateAgain.first) &&
+                    byEstimateAgain.first.algorithm == byEstimate.first.algorithm &&
+                    byEstimateAgain.first.predicted_time == byEstimate.first.predicted_time,
+                "a choice estimated without counting is remembered", byEstimateAgain.first.auto_reason);
+    tally.check(sameMatrix(expectedG, byEstimate.second, why) && sameMatrix(expectedG, byEstimateAgain.second, why),
+                "estimated choice's C == Tpetra, also remembered", why);
     const auto first = run(*G, counting);
     const bool wasCounted = first.first.auto_reason.find("bounded without counting") == std::string::npos &&
                             first.first.auto_reason.find("not worth counting") == std::string::npos &&
