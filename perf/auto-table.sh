@@ -49,21 +49,14 @@ mkdir -p "$logs"
 [ -s "$csv" ] && { echo "auto-table.sh: $csv exists; give a new --csv" >&2; exit 2; }
 rm -f "$logs/order"
 algos=(tpetra summa trident auto auto-cold)
-# Ranks bound to cores round-robin (rank r on core r mod cores): unbound, with more ranks than
-# cores, where the scheduler happens to put them moved a whole process by up to 1.4x for all its
-# trials (hep-th's trident 0.0049-0.0071 s between processes; bound 0.0048-0.0051, either
-# layout). TRIDENT_MPI_BIND=none leaves them unbound.
-if [ "${TRIDENT_MPI_BIND:-core}" = none ]; then
-  bind=(--bind-to none)
-else
-  bind=(--map-by core:OVERSUBSCRIBE --bind-to core:overload-allowed)
-fi
+# Ranks bound to cores round-robin (perf/mpi-binding.sh; TRIDENT_MPI_BIND=none: unbound).
+source "$here/perf/mpi-binding.sh"
 for m in "${matrices[@]}"; do
   name=$(basename "$m" .mtx)
   for ((r = 1; r <= rounds; ++r)); do
     for a in $(printf '%s\n' "${algos[@]}" | shuf --random-source=<(yes "$r$name")); do
       log="$logs/$name.$a.$r.log"
-      timeout 900 mpirun --oversubscribe --allow-run-as-root "${bind[@]}" -np "$np" "$bench" --matrix="$m" \
+      timeout 900 mpirun --oversubscribe --allow-run-as-root "${mpi_bind[@]}" -np "$np" "$bench" --matrix="$m" \
         --ranks-per-group="$rpg" --algos="$a" --trials="$trials" --csv="$csv" >"$log" 2>&1 ||
         { echo "auto-table.sh: $name $a failed, see $log" >&2; exit 1; }
       echo "$name $r $a" >>"$logs/order"  # the round of the CSV row just written

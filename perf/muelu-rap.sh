@@ -8,12 +8,14 @@
 #   perf/muelu-rap.sh build 4 2 5 --matrix=test/data/bcsstk13.mtx   (plain .mtx; gunzip the .gz first)
 #
 # Extra trident-muelu-solve options can follow the problem (e.g. --algorithm=tpetra).
+# Ranks are bound to cores round-robin (perf/mpi-binding.sh; TRIDENT_MPI_BIND=none: unbound).
 set -euo pipefail
 build=$1 np=$2 lambda=$3 rounds=$4
 shift 4
 exe="$build/apps/muelu-solve/trident-muelu-solve"
 [ -x "$exe" ] || { echo "muelu-rap.sh: $exe not built" >&2; exit 2; }
-mpi=(mpirun --oversubscribe --allow-run-as-root --bind-to none -np "$np")
+source "$(dirname "${BASH_SOURCE[0]}")/mpi-binding.sh"
+mpi=(mpirun --oversubscribe --allow-run-as-root "${mpi_bind[@]}" -np "$np")
 stock=() trident=() its_s="" its_t="" algos=""
 rap() { sed -n 's/^setup: .*RAP \([0-9.]*\) s.*/\1/p'; }
 for ((r = 1; r <= rounds; ++r)); do
