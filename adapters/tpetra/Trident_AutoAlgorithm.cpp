@@ -245,9 +245,11 @@ bool decidedByEstimate(const AutoInputs& in, int P, const Topology& topo, Multip
 
 std::uint64_t rememberContext(const MultiplyOptions& o) {
   std::uint64_t h = 0x7A11CE5EEDull;
+  // The estimate's switch too: with it off a choice is counted, and one the estimate made is not
+  // reused for that.
   for (long long v : {static_cast<long long>(o.ranks_per_group), static_cast<long long>(o.grid),
                       static_cast<long long>(o.fetch), static_cast<long long>(o.slices), o.permute ? 1LL : 0LL,
-                      static_cast<long long>(o.seed)})
+                      static_cast<long long>(o.seed), o.estimate_auto_choice ? 1LL : 0LL})
     h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
   return h;
 }
@@ -269,11 +271,8 @@ AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const c
   const bool countEvery = countAll && std::strcmp(countAll, "1") == 0;
   // Only fill-complete operands have the arrays a choice is remembered by (others fail the checks).
   if (remember_context && !countEvery && A.isFillComplete() && B.isFillComplete()) {
-    // With the estimate off a choice is counted: one the estimate made is not reused for it.
-    in.memory_context = ((*remember_context ^ static_cast<std::uint64_t>(modelPrint)) * 1099511628211ull +
-                         static_cast<std::uint64_t>(A.getComm()->getSize())) *
-                            1099511628211ull +
-                        (estimate ? 1u : 0u);
+    in.memory_context = (*remember_context ^ static_cast<std::uint64_t>(modelPrint)) * 1099511628211ull +
+                        static_cast<std::uint64_t>(A.getComm()->getSize());
     Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: look-up"));
     in.remembered = findRememberedChoice(A, transposeA, B, transposeB, *in.memory_context, a_zeros);
   }

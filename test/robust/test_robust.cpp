@@ -245,7 +245,7 @@ void testGiFetchAbandoned(bool gated) {
 void testTileMetadataAgainstReference() {
   for (int lambda : {1, 2, 4}) {
     auto topo = cachedTopology(MPI_COMM_WORLD, lambda);
-    // Rectangular, with rows of A and B that are empty on some ranks (perRow 3 over 700 columns).
+    // Rectangular (500 x 700 times 700 x 300) and sparse (3 entries a row).
     Problem p = makeProblem(500, 700, 300, 3, 1.0, 11 + static_cast<unsigned>(lambda));
     Setup s = distribute(p, *topo);
     const NnzTable ref = gatherNnzTable(s.L, s.tiles, topo->group(), topo->k(), topo->world());
