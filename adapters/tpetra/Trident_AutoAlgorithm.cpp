@@ -2,6 +2,7 @@
 
 #include <Tpetra_RowMatrixTransposer.hpp>
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -55,8 +56,9 @@ constexpr int kBoundSlots = 14;
 // import bytes, work), and sums (multiply-adds, C, import bytes, sample, A's rows, A's and B's entries).
 constexpr int kEstimateSlots = 6;
 constexpr int kEstimateSums = 7;
-// What gather contributes: the model, the remembered choice, the rows question, the bound and the estimate.
-constexpr int kGatheredSlots = 3 + kBoundSlots + kEstimateSlots;
+// What gather contributes: the model, the remembered choice, the rows question, the bound, the
+// estimate and whether this rank skipped any of them.
+constexpr int kGatheredSlots = 3 + kBoundSlots + kEstimateSlots + 1;
 
 // The estimate without counting decides when its best algorithm is at least this much faster
 // than every other by the model (its multiply-adds and C come from the owned columns' sample,
@@ -254,6 +256,56 @@ std::uint64_t rememberContext(const MultiplyOptions& o) {
   return h;
 }
 
+namespace {
+// The bound from each slot's maximum and minimum over the ranks (agreeCounts), or from one
+// rank's own values as if every rank held the same (whether this rank's bound settles the
+// choice by itself). Slots as contributeCounts writes them.
+template <class MaxOf, class MinOf>
+AutoInputs::Bound boundFrom(const MaxOf& maxOf, const MinOf& minOf) {
+  AutoInputs::Bound bound;
+  const double maxRowB = static_cast<double>(maxOf(4));
+  // The busiest rank's multiply-adds: its known ones plus, at most, the longest row of B for each
+  // of its entries at remote columns; its import: at most that row for each remote column.
+  bound.flops_max = static_cast<double>(maxOf(1)) + static_cast<double>(maxOf(2)) * maxRowB;
+  // The bytes a rank receives: from each of its sources at most what any rank sends any one
+  // rank, and at most the longest row of B for each of its remote columns.
+  bound.import_bytes_max = std::min(static_cast<double>(maxOf(8)) * static_cast<double>(maxOf(9)),
+                                    static_cast<double>(maxOf(3)) * (8.0 + 20.0 * maxRowB));
+  // C's rows: their multiply-adds at owned columns, plus at most the longest row of B for each
+  // entry at a remote column (chooseAlgorithm tightens this by the local unions where it matters).
+  const long long cMaxima[3] = {maxOf(10), maxOf(11), maxOf(12)};
+  bound.c_max = cBoundOf(cMaxima, maxRowB);
+  bound.b_max_row = maxRowB;
+  bound.c_remote_max = static_cast<double>(cMaxima[1]);
+  bound.entries_max = static_cast<double>(maxOf(5)) + static_cast<double>(maxOf(6));
+  bound.sources_max = static_cast<double>(maxOf(8));
+  bound.import_rows_max = static_cast<double>(maxOf(3));
+  // A balanced share of the work and of the entries is at least the lightest rank's; the
+  // multiply-adds only where they were counted without A's stored zeros (the 2D kernels skip
+  // them). Counting the zeros to know cost as much as the bound's pass on MueLu's products, and
+  // the others' lower bound is their entries' cost there (the multiply-adds' share is ~1 %).
+  bound.flops_min = maxOf(13) > 0 ? 0.0 : static_cast<double>(minOf(1));
+  bound.entries_min = static_cast<double>(minOf(7));
+  return bound;
+}
+
+std::array<long long, kBoundSlots> boundSlotsOf(const tpetra::LocalBoundInputs& b, bool allowed) {
+  return {b.ok && allowed ? 1 : 0,   b.flops_known, b.a_remote_entries, b.remote_columns,
+          b.b_max_row,               b.a_entries,   b.b_entries,        b.a_entries + b.b_entries,
+          b.sources,                 b.max_sent_to_one, b.c_entries_known,
+          b.c_remote_entries,        b.c_entries_capped, b.zeros_included ? 1 : 0};
+}
+
+// Whether this rank's bound settles the choice for Tpetra as if every rank held what this one
+// does. The reduced bound can only be looser (a larger maximum above, a smaller minimum below),
+// so a rank whose own bound does not settle knows the estimate will be wanted.
+bool settlesHere(const tpetra::LocalBoundInputs& b, int P, const planner::MachineModel& model) {
+  const auto v = boundSlotsOf(b, true);
+  auto own = [&v](int t) { return v[t]; };
+  return marginOf(boundFrom(own, own), P, model).settles();
+}
+}  // namespace
+
 AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
                               CollectiveCheck& check, std::optional<std::size_t> a_zeros,
                               std::optional<std::uint64_t> remember_context, bool estimate) {
@@ -280,37 +332,31 @@ AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const c
   // Asked only of fill-complete operands (a failure elsewhere is reported instead of this).
   const bool askRows = transposeA && !transposeB && A.isFillComplete() && B.isFillComplete();
   in.rows_slot = check.contribute(askRows && tpetra::locallySame(*A.getRowMap(), *B.getRowMap()) ? 1 : 0);
-  tpetra::LocalBoundInputs& b = in.local_bound;
-  // With a remembered choice the bound is not needed; if another rank has none, this rank's
-  // missing bound makes it unusable everywhere and the product is counted (still one answer).
-  if (!transposeA && !transposeB && !in.remembered) {
-    Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: bound inputs"));
-    b = tpetra::localBoundInputs(A, B, a_zeros);
-  }
-  const bool boundAllowed = !countEvery;
-  const long long v[kBoundSlots] = {b.ok && boundAllowed ? 1 : 0,   b.flops_known, b.a_remote_entries, b.remote_columns,
-                                    b.b_max_row,    b.a_entries,   b.b_entries,        b.a_entries + b.b_entries,
-                                    b.sources,      b.max_sent_to_one, b.c_entries_known,
-                                    b.c_remote_entries, b.c_entries_capped, b.zeros_included ? 1 : 0};
-  in.bound_slot = check.contribute(v[0]);
+  in.plain = !transposeA && !transposeB;
+  in.a_rows = static_cast<long long>(A.getNodeNumRows());
+  in.bound_allowed = !countEvery;
+  in.estimate_allowed = estimate;
+  const int skipped = in.computeLocally(A, B, false);
+  in.contributeCounts(check);
+  in.skipped_slot = check.contribute(skipped);
+  return in;
+}
+
+void AutoInputs::contributeCounts(CollectiveCheck& check) {
+  const tpetra::LocalBoundInputs& b = local_bound;
+  const auto v = boundSlotsOf(b, bound_allowed);
+  bound_slot = check.contribute(v[0]);
   for (int t = 1; t < kBoundSlots; ++t) check.contribute(v[t]);
-  tpetra::LocalEstimateInputs e;
-  if (b.ok && boundAllowed && estimate) {
-    Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: estimate without counting"));
-    e = tpetra::localEstimateInputs(A, B, b);
-  }
+  const tpetra::LocalEstimateInputs& e = local_estimate;  // ok only where it was made
   auto ll = [](double x) { return static_cast<long long>(std::llround(x)); };
   const long long work = b.a_entries + ll(e.flops);
   const long long maxima[kEstimateSlots] = {e.ok ? 1 : 0, ll(e.flops), ll(e.max_row_flops), ll(e.c_entries), ll(e.import_bytes), work};
-  in.estimate_slot = check.contribute(maxima[0]);
+  estimate_slot = check.contribute(maxima[0]);
   for (int t = 1; t < kEstimateSlots; ++t) check.contribute(maxima[t]);
-  const long long sums[kEstimateSums] = {ll(e.flops),          ll(e.c_entries),
-                                         ll(e.import_bytes),   ll(e.sample_entries),
-                                         static_cast<long long>(A.getNodeNumRows()),
-                                         b.a_entries,          b.b_entries};
-  in.estimate_sum_slot = check.contributeSum(sums[0]);
+  const long long sums[kEstimateSums] = {ll(e.flops),        ll(e.c_entries), ll(e.import_bytes), ll(e.sample_entries),
+                                         a_rows,              b.a_entries,     b.b_entries};
+  estimate_sum_slot = check.contributeSum(sums[0]);
   for (int t = 1; t < kEstimateSums; ++t) check.contributeSum(sums[t]);
-  return in;
 }
 
 void AutoInputs::holdPlaces(CollectiveCheck& check) {
@@ -324,7 +370,14 @@ void AutoInputs::agree(const CollectiveCheck& check) {
   transposed_a_on_b_rows = check.min(rows_slot) == 1;
   // Every rank found a choice, and the same one.
   if (!(check.min(remembered_slot) >= 0 && check.same(remembered_slot))) remembered.reset();
+  agreeCounts(check);
+  incomplete = !remembered && worthAnotherRound(check.max(skipped_slot));
+}
+
+void AutoInputs::agreeCounts(const CollectiveCheck& check) {
   const std::size_t b0 = bound_slot;
+  bound = Bound();
+  estimate = LocalEstimate();
   bound.usable = check.min(b0) == 1;
   if (!bound.usable) return;
   {
@@ -353,29 +406,51 @@ void AutoInputs::agree(const CollectiveCheck& check) {
     estimate.sample_share = g.sum.a_entries > 0 ? static_cast<double>(check.sum(s0 + 3)) / g.sum.a_entries : 1.0;
     estimate.usable = check.min(e0) == 1 && estimate.sample_share >= kMinSample;
   }
-  const double maxRowB = static_cast<double>(check.max(b0 + 4));
-  // The busiest rank's multiply-adds: its known ones plus, at most, the longest row of B for each
-  // of its entries at remote columns; its import: at most that row for each remote column.
-  bound.flops_max = static_cast<double>(check.max(b0 + 1)) + static_cast<double>(check.max(b0 + 2)) * maxRowB;
-  // The bytes a rank receives: from each of its sources at most what any rank sends any one
-  // rank, and at most the longest row of B for each of its remote columns.
-  bound.import_bytes_max = std::min(static_cast<double>(check.max(b0 + 8)) * static_cast<double>(check.max(b0 + 9)),
-                                    static_cast<double>(check.max(b0 + 3)) * (8.0 + 20.0 * maxRowB));
-  // C's rows: their multiply-adds at owned columns, plus at most the longest row of B for each
-  // entry at a remote column (chooseAlgorithm tightens this by the local unions where it matters).
-  const long long cMaxima[3] = {check.max(b0 + 10), check.max(b0 + 11), check.max(b0 + 12)};
-  bound.c_max = cBoundOf(cMaxima, maxRowB);
-  bound.b_max_row = maxRowB;
-  bound.c_remote_max = static_cast<double>(cMaxima[1]);
-  bound.entries_max = static_cast<double>(check.max(b0 + 5)) + static_cast<double>(check.max(b0 + 6));
-  bound.sources_max = static_cast<double>(check.max(b0 + 8));
-  bound.import_rows_max = static_cast<double>(check.max(b0 + 3));
-  // A balanced share of the work and of the entries is at least the lightest rank's; the
-  // multiply-adds only where they were counted without A's stored zeros (the 2D kernels skip
-  // them). Counting the zeros to know cost as much as the bound's pass on MueLu's products, and
-  // the others' lower bound is their entries' cost there (the multiply-adds' share is ~1 %).
-  bound.flops_min = check.max(b0 + 13) > 0 ? 0.0 : static_cast<double>(check.min(b0 + 1));
-  bound.entries_min = static_cast<double>(check.min(b0 + 7));
+  bound = boundFrom([&](int t) { return check.max(b0 + t); }, [&](int t) { return check.min(b0 + t); });
+  bound.usable = true;
+}
+
+int AutoInputs::computeLocally(const crs_matrix_type& A, const crs_matrix_type& B, bool estimate_wanted) {
+  // With a choice remembered here the bound is not needed; if another rank has none, agree()
+  // forgets it and a later round computes the bound.
+  if (plain && bound_allowed && !bound_computed && !remembered) {
+    Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: bound inputs"));
+    local_bound = tpetra::localBoundInputs(A, B, a_zeros);
+    bound_computed = true;
+  }
+  const tpetra::LocalBoundInputs& b = local_bound;
+  if (b.ok && bound_allowed && estimate_allowed && !estimate_computed &&
+      (estimate_wanted || !settlesHere(b, A.getComm()->getSize(), model))) {
+    Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: estimate without counting"));
+    local_estimate = tpetra::localEstimateInputs(A, B, b);
+    estimate_computed = true;
+  }
+  // What this rank skipped that a later round could give: the bound (a remembered choice here),
+  // or the estimate (its own bound settled it).
+  if (!plain || !bound_allowed) return 0;
+  if (!bound_computed) return kSkippedBound;
+  return b.ok && estimate_allowed && !estimate_computed ? kSkippedEstimate : 0;
+}
+
+bool AutoInputs::worthAnotherRound(long long most_skipped) const {
+  // A missing bound is always filled in; missing estimates only where every rank's bound is
+  // there (else the estimate is not used): the round after fills them all, so there are at
+  // most two.
+  return most_skipped == kSkippedBound || (most_skipped == kSkippedEstimate && bound.usable);
+}
+
+AutoInputs AutoInputs::completed(const crs_matrix_type& A, const crs_matrix_type& B, MPI_Comm comm) const {
+  AutoInputs x = *this;
+  // An agreed bound that did not settle the choice (the caller's reason to be here) wants the
+  // estimate on every rank; one some rank lacked still may settle it.
+  const int skipped = x.computeLocally(A, B, bound.usable);
+  CollectiveCheck check;
+  x.contributeCounts(check);
+  x.skipped_slot = check.contribute(skipped);
+  check.run(comm);
+  x.agreeCounts(check);
+  x.incomplete = x.worthAnotherRound(check.max(x.skipped_slot));
+  return x;
 }
 
 Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
@@ -415,42 +490,61 @@ Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_m
   const planner::MachineModel& model = in.model;
   std::string unsettled;  // why the bound did not settle it, appended to the reason
   std::string estimated;  // what the estimate without counting would have chosen, when it did not decide
-  if (in.bound.usable) {
-    if (settledForTpetra(in.bound, P, model, stats, unsettled)) {
-      remember(Algorithm::Tpetra);
-      return Algorithm::Tpetra;
+  // Settled by the bound, or decided by the estimate (both agreed): no counting.
+  auto withoutCounting = [&](const AutoInputs& x) -> std::optional<Algorithm> {
+    unsettled.clear();
+    estimated.clear();
+    if (!x.bound.usable) return std::nullopt;
+    if (settledForTpetra(x.bound, P, model, stats, unsettled)) return Algorithm::Tpetra;
+    Algorithm a = Algorithm::Auto;
+    if (x.estimate.usable && decidedByEstimate(x, P, topology(), stats, estimated, a)) {
+      stats.auto_reason += unsettled;
+      return a;
     }
-    if (in.estimate.usable) {
-      Algorithm a = Algorithm::Auto;
-      if (decidedByEstimate(in, P, topology(), stats, estimated, a)) {
-        if (counted) *counted = false;
-        stats.auto_reason += unsettled;
-        remember(a);
-        return a;
-      }
-    }
+    return std::nullopt;
+  };
+  std::optional<Algorithm> settled = withoutCounting(in);
+  // Some rank skipped the estimate (its own bound settled it) or the bound (a remembered choice
+  // the others lacked) and the agreed values did not settle it: every rank fills in what it
+  // skipped (agreed: every rank takes this branch or none).
+  AutoInputs filled;
+  const AutoInputs* use = &in;
+  // At most two more rounds: the first fills in skipped bounds (and the estimate where a rank's
+  // own bound does not settle it), the second the estimates a settling bound had skipped.
+  for (int round = 0; !settled && use->incomplete && round < 2; ++round) {
+    Teuchos::TimeMonitor roundTimer(*phaseTimer("Trident: auto: another round"));
+    filled = use->completed(A, B, comm);
+    use = &filled;
+    settled = withoutCounting(filled);
+  }
+  if (settled) {
+    if (counted) *counted = false;
+    remember(*settled);
+    return *settled;
+  }
+  if (use->bound.usable) {
     // C bounded by the multiply-adds did not settle it; the unions of the local rows of B can
     // (2-10x fewer on FE and multigrid products), unless even no C at all would not. Every rank
     // takes the same branch: it depends on reduced values only.
-    AutoInputs::Bound noC = in.bound;
+    AutoInputs::Bound noC = use->bound;
     noC.c_max = 0;
     if (marginOf(noC, P, model).settles()) {
       Teuchos::TimeMonitor unionTimer(*phaseTimer("Trident: auto: bound by unions"));
       // The largest C that settles it (the model's time grows with C): the pass can stop once
       // every rank's rows are bounded below it, since cBoundOf's first term is then too.
-      double settling = 0, failing = in.bound.c_max;
+      double settling = 0, failing = use->bound.c_max;
       for (int it = 0; it < 64 && failing - settling > 1.0; ++it) {
-        AutoInputs::Bound mid = in.bound;
+        AutoInputs::Bound mid = use->bound;
         mid.c_max = 0.5 * (settling + failing);
         (marginOf(mid, P, model).settles() ? settling : failing) = mid.c_max;
       }
-      const double enough = settling - in.bound.c_remote_max * in.bound.b_max_row;
+      const double enough = settling - use->bound.c_remote_max * use->bound.b_max_row;
       const tpetra::LocalBoundInputs t =
-          tpetra::tightenedByUnions(A, B, in.local_bound, enough >= 0 ? static_cast<long long>(enough) : -1);
+          tpetra::tightenedByUnions(A, B, use->local_bound, enough >= 0 ? static_cast<long long>(enough) : -1);
       long long maxima[3] = {t.c_entries_known, t.c_remote_entries, t.c_entries_capped};
       MPI_Allreduce(MPI_IN_PLACE, maxima, 3, MPI_LONG_LONG, MPI_MAX, comm);
-      AutoInputs::Bound tight = in.bound;
-      tight.c_max = std::min(in.bound.c_max, cBoundOf(maxima, in.bound.b_max_row));
+      AutoInputs::Bound tight = use->bound;
+      tight.c_max = std::min(use->bound.c_max, cBoundOf(maxima, use->bound.b_max_row));
       if (settledForTpetra(tight, P, model, stats, unsettled)) {
         remember(Algorithm::Tpetra);
         return Algorithm::Tpetra;

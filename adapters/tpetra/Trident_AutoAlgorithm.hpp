@@ -66,6 +66,21 @@ struct AutoInputs {
   std::optional<std::uint64_t> memory_context;
   std::optional<RememberedChoice> remembered;
   std::size_t remembered_slot = 0;
+  // What this rank computed before the collective. The estimate costs about a symbolic multiply
+  // (a tenth of Tpetra's on MueLu's coarse products), yet the bound alone settles most products
+  // that small: a rank whose own bound settles the choice as if it were every rank skips the
+  // estimate, and one that found the choice in memory skips both. Where the reduced values then
+  // do not settle it, `incomplete` (agreed) says a second round can fill in what was skipped
+  // (completed()): one more allreduce (two where a remembered choice was not found everywhere),
+  // only on products that the bound does not settle.
+  bool plain = false;  // op(A) = A, op(B) = B: the bound and the estimate apply
+  bool bound_allowed = true, estimate_allowed = true;
+  bool bound_computed = false, estimate_computed = false;
+  tpetra::LocalEstimateInputs local_estimate;
+  long long a_rows = 0;  // this rank's rows of A (the estimate's sum of them)
+  std::size_t skipped_slot = 0;  // the most any rank skipped: kSkippedBound, kSkippedEstimate or 0
+  bool incomplete = false;
+  static constexpr int kSkippedEstimate = 1, kSkippedBound = 2;
 
   // a_zeros: A's stored zeros, when the caller has counted them (the plan's fingerprint needs them too).
   // remember_context: the options the choice depends on, hashed (rememberContext), when choices
@@ -79,6 +94,21 @@ struct AutoInputs {
   static void holdPlaces(CollectiveCheck& check);
   // After check.run(): the model must be the same on every rank (else InvalidInput everywhere).
   void agree(const CollectiveCheck& check);
+  // Collective (one allreduce; every rank calls it where `incomplete`): computes what this rank
+  // skipped and reduces the bound and the estimate again. The result is agreed; it may still be
+  // `incomplete` once (a rank's own bound settled it, the agreed one may not).
+  AutoInputs completed(const crs_matrix_type& A, const crs_matrix_type& B, MPI_Comm comm) const;
+
+ private:
+  // Computes the bound and the estimate this rank has not (the estimate where wanted or where
+  // this rank's own bound does not settle the choice); returns what it still skipped.
+  int computeLocally(const crs_matrix_type& A, const crs_matrix_type& B, bool estimate_wanted);
+  // Whether another round can fill in what was skipped (from the agreed bound: the same everywhere).
+  bool worthAnotherRound(long long most_skipped) const;
+  // The bound's and the estimate's slots, and their reduction (the part of agree() a later
+  // round repeats).
+  void contributeCounts(CollectiveCheck& check);
+  void agreeCounts(const CollectiveCheck& check);
 };
 
 // What a choice depends on besides the operands and the machine model: the options that shape

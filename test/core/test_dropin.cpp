@@ -157,6 +157,56 @@ int main(int argc, char** argv) {
                 "a choice estimated without counting is remembered", byEstimateAgain.first.auto_reason);
     tally.check(sameMatrix(expectedG, byEstimate.second, why) && sameMatrix(expectedG, byEstimateAgain.second, why),
                 "estimated choice's C == Tpetra, also remembered", why);
+    // Rounds after the call's one collective: what "auto" needed that some rank had skipped.
+    auto rounds = [] {
+      const auto t = Teuchos::TimeMonitor::lookupCounter("Trident: auto: another round");
+      return t.is_null() ? 0 : t->numCalls();
+    };
+    // The same reason on every rank (a choice all ranks agreed on, made from reduced values).
+    auto agreedEverywhere = [](const std::string& reason) {
+      unsigned long long h = 1469598103934665603ull, lo = 0, hi = 0;
+      for (unsigned char c : reason) h = (h ^ c) * 1099511628211ull;
+      MPI_Allreduce(&h, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+      MPI_Allreduce(&h, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+      return lo == hi;
+    };
+    // The choice found in memory on every rank but rank 0: the others skipped the bound and the
+    // estimate, so they fill them in afterwards and the estimate decides as on the first call.
+    if (P > 1) {
+      if (rank() == 0) Trident::MatrixMatrix::forgetRememberedChoices();
+      const int before = rounds();
+      const auto partly = run(*G, Teuchos::null);
+      tally.check(rounds() > before && !remembered(partly.first) &&
+                      partly.first.auto_reason.find("estimated without counting") != std::string::npos &&
+                      partly.first.algorithm == byEstimate.first.algorithm && agreedEverywhere(partly.first.auto_reason),
+                  "remembered on some ranks only: the skipped bound and estimate are filled in, the estimate decides",
+                  partly.first.auto_reason);
+      tally.check(sameMatrix(expectedG, partly.second, why), "remembered on some ranks only: C == Tpetra", why);
+    }
+    // Rank 0 holds nearly all rows: the others' own bounds settle the choice and they skip the
+    // estimate; the agreed bound does not (rank 0's work), so they make it in a second round.
+    if (P > 1) {
+      const GO n = 1200, few = 8;
+      const std::size_t mine = rank() == 0 ? static_cast<std::size_t>(n - few * (P - 1)) : static_cast<std::size_t>(few);
+      auto skewed = Teuchos::rcp(new map_type(n, mine, 0, comm));
+      Trident::gen::RandomOptions os;
+      os.avg_per_row = 12;
+      os.seed = 6;
+      const auto H = Trident::gen::random(skewed, skewed, skewed, os);
+      auto Ch = Teuchos::rcp(new crs_matrix_type(H->getRowMap(), 0));
+      Tpetra::MatrixMatrix::Multiply(*H, false, *H, false, *Ch);
+      auto off = Teuchos::rcp(new Teuchos::ParameterList);
+      off->set("trident: auto: remember choice", false);
+      const int before = rounds();
+      auto C = Teuchos::rcp(new crs_matrix_type(H->getRowMap(), 0));
+      Trident::MatrixMatrix::Multiply(*H, false, *H, false, *C, true, "skewed", off);
+      const auto s = Trident::MatrixMatrix::lastStats();
+      tally.check(rounds() == before + 1 && s.auto_reason.find("bounded without counting") == std::string::npos &&
+                      s.auto_reason.find("not worth counting") == std::string::npos && agreedEverywhere(s.auto_reason),
+                  "estimate skipped where a rank's own bound settles it: made in a second round, the same choice everywhere",
+                  s.algorithm + ": " + s.auto_reason);
+      tally.check(sameMatrix(gather(*Ch), gather(*C), why), "skewed rows, auto: C == Tpetra", why);
+    }
     const auto first = run(*G, counting);
     const bool wasCounted = first.first.auto_reason.find("bounded without counting") == std::string::npos &&
                             first.first.auto_reason.find("not worth counting") == std::string::npos &&
