@@ -49,7 +49,9 @@ petsc=$build/perf/petsc/petsc-matmult
 
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/trident-peers.XXXXXX")
 csv=$logdir/peers.csv
-mpi=(timeout "${TRIDENT_PEERS_TIMEOUT:-600}" mpirun --oversubscribe --allow-run-as-root --bind-to none -np "$np")
+# Ranks bound to cores round-robin, PETSc's as Trident's (perf/mpi-binding.sh; TRIDENT_MPI_BIND=none: unbound).
+source "$(dirname "${BASH_SOURCE[0]}")/mpi-binding.sh"
+mpi=(timeout "${TRIDENT_PEERS_TIMEOUT:-600}" mpirun --oversubscribe --allow-run-as-root "${mpi_bind[@]}" -np "$np")
 common=(--ranks-per-group="$rpg" --trials="$trials" "${check[@]}" --csv="$csv")
 names=()
 for spec in "${matrices[@]}"; do

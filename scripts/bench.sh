@@ -17,5 +17,8 @@ if [ "${1:-}" = --petsc ]; then
 fi
 bash "$here/scripts/setup.sh"
 np=${TRIDENT_NP:-4}
-exec mpirun --oversubscribe --allow-run-as-root --bind-to none -np "$np" \
+# Ranks bound to cores round-robin: unbound, where the scheduler put four ranks on two cores moved
+# whole runs by up to 1.4x (perf/mpi-binding.sh; TRIDENT_MPI_BIND=none: unbound).
+source "$here/perf/mpi-binding.sh"
+exec mpirun --oversubscribe --allow-run-as-root "${mpi_bind[@]}" -np "$np" \
   "$build/perf/trident-bench" --ranks-per-group=${TRIDENT_RANKS_PER_GROUP:-2} --csv="$build/bench.csv" "$@"
