@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -29,6 +30,15 @@ using Trident::LO;
 inline MPI_Comm world() { return MPI_COMM_WORLD; }
 inline int rank() { int r; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
 inline int size() { int r; MPI_Comm_size(MPI_COMM_WORLD, &r); return r; }
+
+// Whether every rank holds the same text (an error's message, auto's reason): its hash's minimum
+// and maximum over the ranks agree.
+inline bool sameOnAllRanks(const std::string& s, MPI_Comm comm = MPI_COMM_WORLD) {
+  unsigned long long h = std::hash<std::string>{}(s), lo = 0, hi = 0;
+  MPI_Allreduce(&h, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
+  MPI_Allreduce(&h, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+  return lo == hi;
+}
 
 // Every check is collective: a case passes only if it passes on every rank.
 class Tally {

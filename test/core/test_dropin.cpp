@@ -162,14 +162,6 @@ int main(int argc, char** argv) {
       const auto t = Teuchos::TimeMonitor::lookupCounter("Trident: auto: another round");
       return t.is_null() ? 0 : t->numCalls();
     };
-    // The same reason on every rank (a choice all ranks agreed on, made from reduced values).
-    auto agreedEverywhere = [](const std::string& reason) {
-      unsigned long long h = 1469598103934665603ull, lo = 0, hi = 0;
-      for (unsigned char c : reason) h = (h ^ c) * 1099511628211ull;
-      MPI_Allreduce(&h, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
-      MPI_Allreduce(&h, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-      return lo == hi;
-    };
     // The choice found in memory on every rank but rank 0: the others skipped the bound and the
     // estimate, so they fill them in afterwards and the estimate decides as on the first call.
     if (P > 1) {
@@ -178,7 +170,7 @@ int main(int argc, char** argv) {
       const auto partly = run(*G, Teuchos::null);
       tally.check(rounds() > before && !remembered(partly.first) &&
                       partly.first.auto_reason.find("estimated without counting") != std::string::npos &&
-                      partly.first.algorithm == byEstimate.first.algorithm && agreedEverywhere(partly.first.auto_reason),
+                      partly.first.algorithm == byEstimate.first.algorithm && sameOnAllRanks(partly.first.auto_reason),
                   "remembered on some ranks only: the skipped bound and estimate are filled in, the estimate decides",
                   partly.first.auto_reason);
       tally.check(sameMatrix(expectedG, partly.second, why), "remembered on some ranks only: C == Tpetra", why);
@@ -202,7 +194,7 @@ int main(int argc, char** argv) {
       Trident::MatrixMatrix::Multiply(*H, false, *H, false, *C, true, "skewed", off);
       const auto s = Trident::MatrixMatrix::lastStats();
       tally.check(rounds() == before + 1 && s.auto_reason.find("bounded without counting") == std::string::npos &&
-                      s.auto_reason.find("not worth counting") == std::string::npos && agreedEverywhere(s.auto_reason),
+                      s.auto_reason.find("not worth counting") == std::string::npos && sameOnAllRanks(s.auto_reason),
                   "estimate skipped where a rank's own bound settles it: made in a second round, the same choice everywhere",
                   s.algorithm + ": " + s.auto_reason);
       tally.check(sameMatrix(gather(*Ch), gather(*C), why), "skewed rows, auto: C == Tpetra", why);

@@ -3,6 +3,7 @@
 // compared against the same computation on MPI_COMM_SELF, which must not depend on the rank count.
 #include "Trident_Generators.hpp"
 #include "Trident_MatrixMarket.hpp"
+#include "common/TestUtils.hpp"
 #include "trident/core/Errors.hpp"
 
 #include <mpi.h>
@@ -134,13 +135,6 @@ void writeFile(const std::string& name, const std::string& text) {
     }
   }
   MPI_Barrier(raw(gWorld));
-}
-
-bool sameOnAllRanks(const std::string& s) {
-  std::uint64_t h = std::hash<std::string>{}(s), lo = 0, hi = 0;
-  MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, raw(gWorld));
-  MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, raw(gWorld));
-  return lo == hi;
 }
 
 // ---- tests -----------------------------------------------------------------------------------
@@ -282,7 +276,7 @@ void testCorruptFiles() {
       wrongType = true;
     }
     if (gRank == 0 && threw) std::printf("       %s -> %s\n", c.first.c_str(), msg.c_str());
-    check(threw && !wrongType && !msg.empty() && sameOnAllRanks(msg),
+    check(threw && !wrongType && !msg.empty() && TridentTest::sameOnAllRanks(msg, raw(gWorld)),
           "corrupt file '" + c.first + "' throws Trident::InvalidInput with the same message on every rank");
   }
   // The communicator is still usable (no stray messages) after all those errors.
@@ -302,7 +296,7 @@ void testCorruptFiles() {
       threw = true;
       msg = e.what();
     }
-    check(threw && sameOnAllRanks(msg), "writeMatrixMarket to a bad path throws on every rank");
+    check(threw && TridentTest::sameOnAllRanks(msg, raw(gWorld)), "writeMatrixMarket to a bad path throws on every rank");
   });
 }
 
@@ -373,7 +367,7 @@ void testGenerators(const comm_ptr& self) {
     } catch (...) {
       other = true;
     }
-    check(threw && !other && sameOnAllRanks(msg), std::string("fromSpec('") + spec + "') throws std::invalid_argument");
+    check(threw && !other && TridentTest::sameOnAllRanks(msg, raw(gWorld)), std::string("fromSpec('") + spec + "') throws std::invalid_argument");
   }
   guarded("fromSpec mtx", [&] {
     const char* dir = std::getenv("TRIDENT_MATRIX_DIR");

@@ -7,6 +7,7 @@
 // token-based reading of the rules the README states. It decides valid/invalid and the entries;
 // the reader under test must agree on every case.
 #include "Trident_MatrixMarket.hpp"
+#include "common/TestUtils.hpp"
 
 #include <mpi.h>
 
@@ -193,13 +194,6 @@ Entries localEntries(const crs_matrix_type& A) {
   return out;
 }
 
-bool sameEverywhere(const std::string& s) {
-  unsigned long long h = std::hash<std::string>()(s), lo = 0, hi = 0;
-  MPI_Allreduce(&h, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, gMpi);
-  MPI_Allreduce(&h, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, gMpi);
-  return lo == hi;
-}
-
 enum class Want { kOracle, kEither, kInvalid };
 
 // Writes the text (rank 0), reads it on every rank, and checks the outcome. `path` overrides
@@ -239,7 +233,7 @@ bool runCase(const std::string& name, const std::string& text, Want want, bool q
   std::string detail;
   const bool anyInvalid = !allRanks(!invalidInput);
   if (anyInvalid) {
-    ok = ok && allRanks(invalidInput) && sameEverywhere(err) && err.find("readMatrixMarket") != std::string::npos;
+    ok = ok && allRanks(invalidInput) && TridentTest::sameOnAllRanks(err, gMpi) && err.find("readMatrixMarket") != std::string::npos;
     if (want == Want::kOracle && x.valid) {
       ok = false;
       detail = "reader refused a valid file: " + err;
