@@ -428,17 +428,17 @@ int AutoInputs::computeLocally(const crs_matrix_type& A, const crs_matrix_type& 
     bound_computed = true;
   }
   const tpetra::LocalBoundInputs& b = local_bound;
-  if (b.ok && bound_allowed && estimate_allowed && !estimate_computed &&
+  // local_estimate.ok: made (it is made only from a bound that is ok, and then always ok).
+  if (b.ok && bound_allowed && estimate_allowed && !local_estimate.ok &&
       (estimate_wanted || !settlesHere(b, A.getComm()->getSize(), model))) {
     Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: estimate without counting"));
     local_estimate = tpetra::localEstimateInputs(A, B, b);
-    estimate_computed = true;
   }
   // What this rank skipped that a later round could give: the bound (a remembered choice here),
   // or the estimate (its own bound settled it).
   if (!plain || !bound_allowed) return 0;
   if (!bound_computed) return kSkippedBound;
-  return b.ok && estimate_allowed && !estimate_computed ? kSkippedEstimate : 0;
+  return b.ok && estimate_allowed && !local_estimate.ok ? kSkippedEstimate : 0;
 }
 
 bool AutoInputs::worthAnotherRound(long long most_skipped) const {

@@ -75,8 +75,8 @@ struct AutoInputs {
   // only on products that the bound does not settle.
   bool plain = false;  // op(A) = A, op(B) = B: the bound and the estimate apply
   bool bound_allowed = true, estimate_allowed = true;
-  bool bound_computed = false, estimate_computed = false;
-  tpetra::LocalEstimateInputs local_estimate;
+  bool bound_computed = false;  // local_bound may be computed and not ok (operands it cannot bound)
+  tpetra::LocalEstimateInputs local_estimate;  // ok once made
   long long a_rows = 0;  // this rank's rows of A (the estimate's sum of them)
   std::size_t skipped_slot = 0;  // the most any rank skipped: kSkippedBound, kSkippedEstimate or 0
   bool incomplete = false;
