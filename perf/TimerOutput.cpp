@@ -49,8 +49,9 @@ void TimerOptions::addTo(Teuchos::CommandLineProcessor& clp) {
 
 bool TimerOptions::take(int& a, int argc, char** argv) {
   const std::string arg = argv[a];
-  for (auto key : {std::make_pair("--timer-output", &format), std::make_pair("--timer-file", &file),
-                   std::make_pair("--watchr-name", &watchr_name)}) {
+  const std::pair<const char*, std::string*> keys[] = {
+      {"--timer-output", &format}, {"--timer-file", &file}, {"--watchr-name", &watchr_name}};
+  for (const auto& key : keys) {
     const std::string k = key.first;
     if (arg.compare(0, k.size() + 1, k + "=") == 0) {
       *key.second = arg.substr(k.size() + 1);

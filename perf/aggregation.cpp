@@ -67,9 +67,9 @@ Transfer buildTransfer(const crs_matrix_type& A) {
     throw std::runtime_error("--op=AR/RAP need a square matrix whose domain map equals its row map");
 
   // Gather (row gid, neighbour gids) on rank 0.
-  const LO nloc = static_cast<LO>(rowMap->getNodeNumElements());
+  const LO nloc = static_cast<LO>(Trident::Compat::localNumElements(*rowMap));
   std::vector<long long> myRows(nloc), myCounts(nloc), myAdj;
-  myAdj.reserve(A.getNodeNumEntries());
+  myAdj.reserve(Trident::Compat::localNumEntries(A));
   auto colMap = A.getColMap();
   for (LO lr = 0; lr < nloc; ++lr) {
     typename crs_matrix_type::local_inds_host_view_type inds;

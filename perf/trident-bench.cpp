@@ -147,7 +147,7 @@ double peakRssMb() {
 
 // Global entry count without Tpetra's global constants (Multiply's fillComplete skips them).
 long long globalNnz(const crs_matrix_type& M) {
-  long long mine = static_cast<long long>(M.getNodeNumEntries()), all = 0;
+  long long mine = static_cast<long long>(Trident::Compat::localNumEntries(M)), all = 0;
   MPI_Allreduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   return all;
 }
@@ -178,7 +178,7 @@ ProductInfo productInfo(const crs_matrix_type& A, const crs_matrix_type& B, cons
   // Remote rows of B and their owners.
   std::vector<GO> remote;
   std::vector<LO> remoteLid;
-  for (size_t lc = 0; lc < colMap->getNodeNumElements(); ++lc) {
+  for (size_t lc = 0; lc < Trident::Compat::localNumElements(*colMap); ++lc) {
     const GO g = colMap->getGlobalElement(static_cast<LO>(lc));
     if (!bRows->isNodeGlobalElement(g)) {
       remote.push_back(g);
@@ -252,7 +252,7 @@ long long compareWithReference(const crs_matrix_type& Ref, const crs_matrix_type
     for (size_t k = 0; k < inds.extent(0); ++k) out.emplace_back(cm->getGlobalElement(inds(k)), vals(k));
     std::sort(out.begin(), out.end());
   };
-  for (size_t lr = 0; lr < rowMap->getNodeNumElements(); ++lr) {
+  for (size_t lr = 0; lr < Trident::Compat::localNumElements(*rowMap); ++lr) {
     const GO g = rowMap->getGlobalElement(static_cast<LO>(lr));
     rowEntries(Ref, static_cast<LO>(lr), a);
     rowEntries(*Cv, Cv->getRowMap()->getLocalElement(g), b);
@@ -320,7 +320,7 @@ RCP<crs_matrix_type> absOf(const crs_matrix_type& A) {
   auto M = rcp(new crs_matrix_type(A, Teuchos::Copy));
   M->resumeFill();
   std::vector<double> v;
-  for (size_t lr = 0; lr < M->getNodeNumRows(); ++lr) {
+  for (size_t lr = 0; lr < Trident::Compat::localNumRows(*M); ++lr) {
     typename crs_matrix_type::local_inds_host_view_type inds;
     typename crs_matrix_type::values_host_view_type vals;
     A.getLocalRowView(static_cast<LO>(lr), inds, vals);

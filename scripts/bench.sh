@@ -6,9 +6,11 @@
 # bash scripts/bench.sh --petsc [perf/peers.sh args]: the same with PETSc (installs petsc-dev),
 # then perf/peers.sh instead: Tpetra, Trident and PETSc's MatMatMult on the same inputs, one table
 # (default inputs: the shared matrices and rmat:16:16).
+# TRIDENT_TRILINOS=16: against Trilinos 16.1, inside the root of scripts/trilinos-root.sh, in build-16/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${TRIDENT_BUILD_DIR:-$here/build}
+source "$here/scripts/trilinos-select.sh"
+build=${TRIDENT_BUILD_DIR:-$here/build$build_suffix}
 if [ "${1:-}" = --petsc ]; then
   shift
   TRIDENT_WITH_PETSC=1 bash "$here/scripts/setup.sh"

@@ -4,13 +4,16 @@
 # TRIDENT_CMAKE_ARGS: more configure arguments (scripts/test.sh --cuda passes -DTRIDENT_ENABLE_CUDA=ON).
 # TRIDENT_WITH_PETSC=1 also installs petsc-dev, so that configure finds PETSc and builds
 # perf/petsc/petsc-matmult (configure says whether it does).
+# TRIDENT_TRILINOS=16: the same inside the Trilinos 16.1 root, into build-16/ (scripts/trilinos-select.sh).
+# TRIDENT_SETUP_PACKAGES_ONLY=1: install what is missing, build nothing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${TRIDENT_BUILD_DIR:-$here/build}
+source "$here/scripts/trilinos-select.sh"
+build=${TRIDENT_BUILD_DIR:-$here/build$build_suffix}
 
 # find_package(Tpetra/MueLu) include()s configs of packages their -dev packages do not depend on
 # (see ../shared/notes/trilinos-13.2-on-debian.md), so the whole set is listed.
-pkgs=(cmake g++ make ccache openmpi-bin libopenmpi-dev mcl gnuplot-nox iproute2 libscotch-dev libptscotch-dev)
+pkgs=(cmake g++ make ccache python3 openmpi-bin libopenmpi-dev mcl gnuplot-nox iproute2 libscotch-dev libptscotch-dev)
 for p in tpetra kokkos kokkos-kernels teuchos muelu xpetra belos ifpack2 amesos2 galeri zoltan2 \
          thyra rtop epetra epetraext shylu stratimikos triutils isorropia anasazi sacado shards \
          amesos ifpack teko intrepid2 aztecoo ml zoltan trilinosss; do
@@ -29,6 +32,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+[ "${TRIDENT_SETUP_PACKAGES_ONLY:-0}" = 1 ] && exit 0
 
 export CCACHE_DIR=${CCACHE_DIR:-${HOME:-/root}/.ccache}
 # Paths relative to the checkout, so that build/, build-cuda/ and other clones share cache entries.

@@ -7,8 +7,11 @@
 #   scripts/test.sh --sanitize [ctest args]   AddressSanitizer + UndefinedBehaviorSanitizer build in
 #                                             build-sanitize/ (or $TRIDENT_SANITIZE_BUILD_DIR), and
 #                                             the fast part of the suite under it
+# TRIDENT_TRILINOS=16: all of it against Trilinos 16.1, inside the root that scripts/trilinos-root.sh
+# makes and keeps, in build-16/, build-16-sanitize/, build-16-cuda/ (scripts/trilinos-select.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/scripts/trilinos-select.sh"
 
 if [ "${1:-}" = "--cuda" ]; then
   # The suite in a build with the GPU backend (TRIDENT_ENABLE_CUDA=ON) in build-cuda/ (or
@@ -22,9 +25,9 @@ if [ "${1:-}" = "--cuda" ]; then
     exit 0
   fi
   export CUDACXX=${CUDACXX:-$nvcc}
-  TRIDENT_BUILD_DIR=${TRIDENT_CUDA_BUILD_DIR:-$here/build-cuda} \
+  TRIDENT_BUILD_DIR=${TRIDENT_CUDA_BUILD_DIR:-$here/build$build_suffix-cuda} \
     TRIDENT_CMAKE_ARGS="-DTRIDENT_ENABLE_CUDA=ON ${TRIDENT_CMAKE_ARGS:-}" bash "$here/scripts/setup.sh"
-  cd "${TRIDENT_CUDA_BUILD_DIR:-$here/build-cuda}"
+  cd "${TRIDENT_CUDA_BUILD_DIR:-$here/build$build_suffix-cuda}"
   # Without a GPU the GPU tests skip and every other test runs the same code as in build/ (the
   # CUDA build only adds the cusparse kernel and the cuda backend to the registries), so by default
   # only the tests that build changes run here: the device and CUDA tests, the backend seam, the
@@ -41,7 +44,7 @@ if [ "${1:-}" = "--cuda" ]; then
 fi
 
 if [ "${1:-}" != "--sanitize" ]; then
-  build=${TRIDENT_BUILD_DIR:-$here/build}
+  build=${TRIDENT_BUILD_DIR:-$here/build$build_suffix}
   bash "$here/scripts/setup.sh"
   cd "$build"
   # Tests oversubscribe 2 cores with up to 16 ranks: run them one at a time.
@@ -50,7 +53,7 @@ if [ "${1:-}" != "--sanitize" ]; then
 fi
 shift
 
-build=${TRIDENT_SANITIZE_BUILD_DIR:-$here/build-sanitize}
+build=${TRIDENT_SANITIZE_BUILD_DIR:-$here/build$build_suffix-sanitize}
 # Packages: setup.sh installs what is missing (it also builds build/, so it runs only when
 # something is missing).
 for p in cmake g++ ccache libopenmpi-dev libtrilinos-tpetra-dev libtrilinos-muelu-dev; do

@@ -20,12 +20,19 @@
 
 #include <MueLu_FactoryFactory_fwd.hpp>
 #include <MueLu_Hierarchy_fwd.hpp>
-#include <MueLu_TpetraOperator_fwd.hpp>
 #include <Teuchos_ParameterList.hpp>
 #include <Tpetra_Operator.hpp>
 #include <Xpetra_Matrix_fwd.hpp>
 
 #include "Trident_TpetraTypes.hpp"
+
+// Declared here rather than through MueLu_TpetraOperator_fwd.hpp: that header also turns on the
+// short name TpetraOperator in every MueLu class parsed after it, and MueLu 16's class templates
+// (SmootherBase, Hierarchy, ...) then fail to compile with GCC 14 and later.
+namespace MueLu {
+template <class Scalar, class LocalOrdinal, class GlobalOrdinal, class Node>
+class TpetraOperator;
+}
 
 namespace Trident {
 namespace muelu {

@@ -20,6 +20,9 @@
 
 #include <MueLu_CreateXpetraPreconditioner.hpp>
 #include <MueLu_FactoryFactory.hpp>
+// BuildRAPFactory<TridentRAPFactory> is instantiated here: MueLu 16 defines that member template in
+// the _def header (13.2's _def is empty: its _decl holds the definitions).
+#include <MueLu_FactoryFactory_def.hpp>
 #include <MueLu_FactoryManager.hpp>
 #include <MueLu_HierarchyUtils.hpp>
 #include <MueLu_Level.hpp>
@@ -31,6 +34,7 @@
 #include <MueLu_Utilities.hpp>
 
 #include "Trident_MatrixMatrix.hpp"
+#include "Trident_MueLuCompat.hpp"
 #include <trident/core/Errors.hpp>
 
 namespace Trident {
@@ -188,6 +192,16 @@ RCP<XMat> tridentMultiply(const XMat& A, bool transposeA, const XMat& B, bool tr
   return C;
 }
 
+// A product's parameters as the running MueLu's RAPFactory::Build starts them: the factory's
+// "matrixmatrix: kernel params", placed where that version places them (Trident_MueLuCompat.hpp).
+RCP<ParameterList> productParams(const ParameterList& pL) {
+  RCP<ParameterList> params = rcp(new ParameterList);
+  if (!pL.isSublist("matrixmatrix: kernel params")) return params;
+  if (MueLuCompat::kKernelParamsAtTop) return rcp(new ParameterList(pL.sublist("matrixmatrix: kernel params")));
+  params->sublist("matrixmatrix: kernel params") = pL.sublist("matrixmatrix: kernel params");
+  return params;
+}
+
 RCP<ParameterList> merged(const RCP<ParameterList>& base, const ParameterList& extra) {
   auto out = rcp(new ParameterList(*base));
   for (auto it = extra.begin(); it != extra.end(); ++it) out->setEntry(extra.name(it), extra.entry(it));
@@ -223,7 +237,8 @@ void TridentRAPFactory::DeclareInput(MueLu::Level& fineLevel, MueLu::Level& coar
   declared_ = true;
 }
 
-// MueLu 13.2 RAPFactory::Build, non-triple-product branch, with Trident products.
+// MueLu's RAPFactory::Build (13.2 and 16.1), non-triple-product branch, with Trident products;
+// where the two versions differ it does what the running one does (Trident_MueLuCompat.hpp).
 void TridentRAPFactory::Build(MueLu::Level& fineLevel, MueLu::Level& coarseLevel) const {
   using namespace MueLu;
   const double t0 = MPI_Wtime();
@@ -263,6 +278,11 @@ void TridentRAPFactory::Build(MueLu::Level& fineLevel, MueLu::Level& coarseLevel
                                  << " (give the factory a \"P\" factory, e.g. SetFactory(\"P\", ...)): " << e.what());
     }
     TEUCHOS_TEST_FOR_EXCEPTION(A.is_null(), Exceptions::RuntimeError, "TridentRAPFactory: the fine-level matrix A is null");
+    if (P.is_null() && MueLuCompat::kNullProlongatorEndsHierarchy) {
+      // No aggregates on this level: MueLu 16's Hierarchy drops the level on a null Ac.
+      Set(coarseLevel, "A", Ac);
+      return;
+    }
     TEUCHOS_TEST_FOR_EXCEPTION(P.is_null(), Exceptions::RuntimeError, "TridentRAPFactory: the prolongator P on level " << coarseLevel.GetLevelID() << " is null");
     try {
       checkSquare(*A, "TridentRAPFactory");
@@ -288,9 +308,7 @@ void TridentRAPFactory::Build(MueLu::Level& fineLevel, MueLu::Level& coarseLevel
     if (pL.get<bool>("rap: triple product"))
       GetOStream(Runtime0) << "TridentRAPFactory: \"rap: triple product\" computed as R x (A x P) with Trident" << std::endl;
 
-    RCP<ParameterList> APparams = rcp(new ParameterList);
-    if (pL.isSublist("matrixmatrix: kernel params"))
-      APparams->sublist("matrixmatrix: kernel params") = pL.sublist("matrixmatrix: kernel params");
+    RCP<ParameterList> APparams = productParams(pL);
     // By default, we don't need global constants for A*P
     APparams->set("compute global constants: temporaries", APparams->get("compute global constants: temporaries", false));
     APparams->set("compute global constants", APparams->get("compute global constants", false));
@@ -301,6 +319,9 @@ void TridentRAPFactory::Build(MueLu::Level& fineLevel, MueLu::Level& coarseLevel
       rapReuse = reuseOf(coarseLevel.Get<RCP<ParameterList>>("RAP reuse data", this));
     if (!apReuse.plan.is_null())
       GetOStream(static_cast<MsgType>(Runtime0 | Test)) << "TridentRAPFactory: reusing the kept Trident plans" << std::endl;
+    // The coarse matrix's values are about to change: an eigenvalue estimate a smoother cached on
+    // it in the previous setup is stale (as stock RAPFactory resets it).
+    if (!rapReuse.C.is_null()) rapReuse.C->SetMaxEigenvalueEstimate(-Teuchos::ScalarTraits<Scalar>::one());
     // Whether MueLu keeps the reuse data past this setup (the flags "reuse: type" sets, moved to
     // this factory when it replaced the stock one): only then are the plans built to be kept.
     const bool keepAP = coarseLevel.IsKept("AP reuse data", this, MueLu::All);
@@ -312,9 +333,7 @@ void TridentRAPFactory::Build(MueLu::Level& fineLevel, MueLu::Level& coarseLevel
                            merged(APparams, *tparams), &rec.ap, apReuse, keepAP);
     }
 
-    RCP<ParameterList> RAPparams = rcp(new ParameterList);
-    if (pL.isSublist("matrixmatrix: kernel params"))
-      RAPparams->sublist("matrixmatrix: kernel params") = pL.sublist("matrixmatrix: kernel params");
+    RCP<ParameterList> RAPparams = productParams(pL);
     // We *always* need global constants for the RAP, but not for the temps
     RAPparams->set("compute global constants: temporaries", RAPparams->get("compute global constants: temporaries", false));
     RAPparams->set("compute global constants", true);
@@ -698,7 +717,7 @@ void describeHierarchy(hierarchy_type& H, std::ostream& os) {
     if (!M.is_null()) {
       loc[0] = static_cast<long long>(M->getGlobalNumRows());
       loc[1] = static_cast<long long>(M->getGlobalNumEntries());
-      mine = M->getNodeNumRows() > 0 ? 1 : 0;
+      mine = Compat::localNumRows(*M) > 0 ? 1 : 0;
     }
     Teuchos::reduceAll<int, long long>(*comm, Teuchos::REDUCE_MAX, 2, loc, glob);
     Teuchos::reduceAll<int, int>(*comm, Teuchos::REDUCE_SUM, mine, Teuchos::outArg(ranks));

@@ -26,7 +26,7 @@ Teuchos::RCP<crs_matrix_type> laplacian(int dim, long long n, const comm_ptr& co
   std::vector<GO> cols;
   std::vector<Scalar> vals;
   const GO first = map->getMinGlobalIndex();
-  const size_t nloc = map->getNodeNumElements();
+  const size_t nloc = Compat::localNumElements(*map);
   for (size_t l = 0; l < nloc; ++l) {
     const GO row = first + static_cast<GO>(l);
     const long long node = row / dofs;
@@ -50,9 +50,9 @@ Teuchos::RCP<crs_matrix_type> laplacian(int dim, long long n, const comm_ptr& co
 
 Teuchos::RCP<coord_multivector_type> gridCoordinates(const crs_matrix_type& A, int dim, long long n, int dofs) {
   auto rowMap = A.getRowMap();
-  const size_t nlocRows = rowMap->getNodeNumElements();
+  const size_t nlocRows = Compat::localNumElements(*rowMap);
   if (nlocRows % dofs != 0) throw std::invalid_argument("Trident::muelu::gridCoordinates: rows not split on node boundaries");
-  const GO firstNode = rowMap->getNodeNumElements() ? rowMap->getMinGlobalIndex() / dofs : 0;
+  const GO firstNode = Compat::localNumElements(*rowMap) ? rowMap->getMinGlobalIndex() / dofs : 0;
   long long nodes = 1;
   for (int d = 0; d < dim; ++d) nodes *= n;
   auto nodeMap = Teuchos::rcp(new map_type(static_cast<GO>(nodes), nlocRows / dofs, GO(0), rowMap->getComm()));

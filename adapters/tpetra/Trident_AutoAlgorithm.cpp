@@ -342,7 +342,7 @@ AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const c
   const bool askRows = transposeA && !transposeB && A.isFillComplete() && B.isFillComplete();
   in.rows_slot = check.contribute(askRows && tpetra::locallySame(*A.getRowMap(), *B.getRowMap()) ? 1 : 0);
   in.plain = !transposeA && !transposeB;
-  in.a_rows = static_cast<long long>(A.getNodeNumRows());
+  in.a_rows = static_cast<long long>(Compat::localNumRows(A));
   in.bound_allowed = !countEvery;
   in.estimate_allowed = estimate;
   const int skipped = in.computeLocally(A, B, false);

@@ -39,10 +39,10 @@ std::uint64_t hashBytes(const void* data, std::size_t bytes, std::uint64_t seed)
 }
 
 std::uint64_t mapHash(const map_type& m, std::uint64_t seed) {
-  const std::uint64_t n = m.getNodeNumElements();
+  const std::uint64_t n = Compat::localNumElements(m);
   // A contiguous map's GID list would be built on demand (an allocation): its first GID says it all.
   if (m.isContiguous()) return mix(seed ^ mix(n ^ mix(static_cast<std::uint64_t>(m.getMinGlobalIndex()))));
-  const auto gids = m.getNodeElementList();
+  const auto gids = Compat::localElementList(m);
   return hashBytes(gids.getRawPtr(), sizeof(GO) * gids.size(), mix(seed ^ n));
 }
 

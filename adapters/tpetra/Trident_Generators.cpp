@@ -250,7 +250,7 @@ Teuchos::RCP<crs_matrix_type> erdosRenyi(long long n, double avgdeg, const comm_
   auto map = uniformMap(n, comm);
   Csr csr;
   std::vector<std::pair<GO, double>> row;
-  const size_t nloc = map->getNodeNumElements();
+  const size_t nloc = Compat::localNumElements(*map);
   for (size_t lr = 0; lr < nloc; ++lr) {
     const GO g = map->getGlobalElement(static_cast<LO>(lr));
     const long long k = std::min<long long>(n, poisson(avgdeg, seed, kErCount, static_cast<std::uint64_t>(g)));
@@ -273,7 +273,7 @@ Teuchos::RCP<crs_matrix_type> laplace2d(long long n, const comm_ptr& comm) {
   if (n < 0 || n > 3037000499LL) throw std::invalid_argument("Trident::gen::laplace2d: bad grid size");
   auto map = uniformMap(n * n, comm);
   Csr csr;
-  const size_t nloc = map->getNodeNumElements();
+  const size_t nloc = Compat::localNumElements(*map);
   csr.counts.reserve(nloc);
   for (size_t lr = 0; lr < nloc; ++lr) {
     const GO g = map->getGlobalElement(static_cast<LO>(lr));
@@ -354,7 +354,7 @@ Teuchos::RCP<crs_matrix_type> random(const Teuchos::RCP<const map_type>& rowMap,
   const bool interval = nd == 0 || (dmax - dmin + 1 == nd);
   std::vector<GO> dgids;
   if (!interval) {
-    auto mine = domainMap->getNodeElementList();
+    auto mine = Compat::localElementList(*domainMap);
     int cnt = static_cast<int>(mine.size());
     std::vector<int> counts(P), disp(P);
     if (P > 1) MPI_Allgather(&cnt, 1, MPI_INT, counts.data(), 1, MPI_INT, mc);
@@ -385,7 +385,7 @@ Teuchos::RCP<crs_matrix_type> random(const Teuchos::RCP<const map_type>& rowMap,
 
   Csr csr;
   std::vector<std::pair<GO, double>> row;
-  const size_t nloc = rowMap->getNodeNumElements();
+  const size_t nloc = Compat::localNumElements(*rowMap);
   for (size_t lr = 0; lr < nloc; ++lr) {
     const GO g = rowMap->getGlobalElement(static_cast<LO>(lr));
     const std::uint64_t ug = static_cast<std::uint64_t>(g);

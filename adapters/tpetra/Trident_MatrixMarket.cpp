@@ -576,7 +576,7 @@ Teuchos::RCP<crs_matrix_type> readMatrixMarket(const std::string& path, const co
                                     : Teuchos::rcp(new map_type(static_cast<Tpetra::global_size_t>(ncols), GO(0), comm));
   {
     // The routing above assumes Tpetra's uniform layout; check it (collectively) to be safe.
-    int bad = (static_cast<long long>(rowMap->getNodeNumElements()) != myCount ||
+    int bad = (static_cast<long long>(Compat::localNumElements(*rowMap)) != myCount ||
                (myCount > 0 && rowMap->getMinGlobalIndex() != myStart))
                   ? 1 : 0;
     int anyBad = bad;
@@ -610,14 +610,14 @@ void writeMatrixMarket(const std::string& path, const crs_matrix_type& A) {
   const bool filled = A.isFillComplete();
   const GO rowBase = filled ? A.getRangeMap()->getIndexBase() : rowMap->getIndexBase();
   const GO colBase = filled ? A.getDomainMap()->getIndexBase() : rowMap->getIndexBase();
-  const size_t nLocalRows = rowMap->getNodeNumElements();
+  const size_t nLocalRows = Compat::localNumElements(*rowMap);
   std::vector<long long> rows, cols;
   std::vector<double> vals;
-  rows.reserve(A.getNodeNumEntries());
-  cols.reserve(A.getNodeNumEntries());
-  vals.reserve(A.getNodeNumEntries());
+  rows.reserve(Compat::localNumEntries(A));
+  cols.reserve(Compat::localNumEntries(A));
+  vals.reserve(Compat::localNumEntries(A));
   {
-    const size_t maxLen = std::max<size_t>(A.getNodeMaxNumRowEntries(), 1);
+    const size_t maxLen = std::max<size_t>(Compat::localMaxNumRowEntries(A), 1);
     typename crs_matrix_type::nonconst_global_inds_host_view_type ind("ind", maxLen);
     typename crs_matrix_type::nonconst_values_host_view_type val("val", maxLen);
     std::vector<std::pair<long long, double>> row;

@@ -64,7 +64,7 @@ void checkResult(const crs_matrix_type& A, bool tA, const crs_matrix_type& C, Co
   const auto opArow = tA ? A.getDomainMap() : A.getRowMap();
   check.failIf(!tpetra::locallySame(*C.getRowMap(), *opArow),
                "C must be constructed on op(A)'s row map (A's row map, or A's domain map when transposed)");
-  check.failIf(!C.isFillComplete() && C.getNodeNumEntries() > 0,
+  check.failIf(!C.isFillComplete() && Compat::localNumEntries(C) > 0,
                "C is neither empty nor fill-complete; pass an empty C, or a fill-complete C whose pattern "
                "holds the product");
 }
@@ -407,14 +407,14 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
 
   // Global IDs -> positions. B's rows must be global IDs of op(A)'s domain map. With linear maps
   // the three look-ups are local and share one check.
-  p.aRow.resize(Ap->getNodeNumRows());
+  p.aRow.resize(Compat::localNumRows(*Ap));
   for (std::size_t r = 0; r < p.aRow.size(); ++r) p.aRow[r] = p.rowPos->first() + static_cast<std::int64_t>(r);
   CollectiveCheck lookups;
-  p.aCol = tpetra::positionsOf(*Ap->getDomainMap(), innerPos, Ap->getColMap()->getNodeElementList(),
+  p.aCol = tpetra::positionsOf(*Ap->getDomainMap(), innerPos, Compat::localElementList(*Ap->getColMap()),
                                "a column of op(A)", &lookups);
-  p.bRow = tpetra::positionsOf(*Ap->getDomainMap(), innerPos, Bp->getRowMap()->getNodeElementList(),
+  p.bRow = tpetra::positionsOf(*Ap->getDomainMap(), innerPos, Compat::localElementList(*Bp->getRowMap()),
                                "a row of op(B) (op(B)'s rows must match op(A)'s domain map)", &lookups);
-  p.bCol = tpetra::positionsOf(*p.domainB, *p.colPos, Bp->getColMap()->getNodeElementList(), "a column of op(B)",
+  p.bCol = tpetra::positionsOf(*p.domainB, *p.colPos, Compat::localElementList(*Bp->getColMap()), "a column of op(B)",
                                &lookups);
   lookups.run(p.world);
   if (p.opt.permute) {
@@ -559,7 +559,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     stats.li_bytes_sent = p.tpetraCounts.li_bytes_sent;
     stats.li_bytes_recv = p.tpetraCounts.li_bytes_recv;
     stats.local_flops = p.tpetraCounts.local_flops;
-    stats.nnz_c_local = C.getNodeNumEntries();
+    stats.nnz_c_local = Compat::localNumEntries(C);
     ++p.executions;
     return;
   }

@@ -48,7 +48,7 @@ Teuchos::RCP<const import_type> importFromOwners(const Teuchos::RCP<const map_ty
   const std::vector<SparseMessage> in = sparseExchange(out, {kTagBits, kTagLids}, comm);
   out.clear();
 
-  const LO owned = static_cast<LO>(domainMap->getNodeNumElements());
+  const LO owned = static_cast<LO>(Compat::localNumElements(*domainMap));
   Teuchos::Array<LO> exportLids;
   Teuchos::Array<int> exportPids;
   for (const SparseMessage& m : in) {

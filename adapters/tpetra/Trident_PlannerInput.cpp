@@ -31,11 +31,11 @@ planner::Pattern gatherPattern(const crs_matrix_type& M, bool skip_zeros, int ro
   const map_type& rs = row_space ? *row_space : *rowMap;
   const map_type& cs = col_space ? *col_space : *M.getDomainMap();
   const MapPositions rpos(rs), cpos(cs);
-  const std::vector<std::int64_t> rowAt = positionsOf(rs, rpos, rowMap->getNodeElementList(), "a row of the pattern");
-  const std::vector<std::int64_t> colAt = positionsOf(cs, cpos, colMap->getNodeElementList(), "a column of the pattern");
+  const std::vector<std::int64_t> rowAt = positionsOf(rs, rpos, Compat::localElementList(*rowMap), "a row of the pattern");
+  const std::vector<std::int64_t> colAt = positionsOf(cs, cpos, Compat::localElementList(*colMap), "a column of the pattern");
   auto local = M.getLocalMatrixHost();
   std::vector<std::int64_t> mine;  // (row, col) pairs; an empty row as (row, -1) so its owner is known
-  for (LO r = 0; r < static_cast<LO>(M.getNodeNumRows()); ++r) {
+  for (LO r = 0; r < static_cast<LO>(Compat::localNumRows(M)); ++r) {
     mine.push_back(rowAt[r]);
     mine.push_back(-1);
     for (std::size_t q = local.graph.row_map(r); q < local.graph.row_map(r + 1); ++q) {
@@ -161,15 +161,15 @@ AtColumns importAtColumns(const crs_matrix_type& A, const crs_matrix_type& B, st
   out.importer = importerAtColumns(A, B, a_import_serves);
   const Tpetra::Import<LO, GO, Node>& imp = *out.importer;
   // B's local rows: length and sketch, packed.
-  std::vector<Hash> rows(static_cast<std::size_t>(B.getNodeNumRows()) * kPacket);
+  std::vector<Hash> rows(static_cast<std::size_t>(Compat::localNumRows(B)) * kPacket);
   {
     Teuchos::TimeMonitor sketchTimer(*phaseTimer("Trident: auto: sketch B's rows"));
     auto bl = B.getLocalMatrixHost();
     auto bcols = B.getColMap();
-    std::vector<Hash> colHash(bcols->getNodeNumElements());
+    std::vector<Hash> colHash(Compat::localNumElements(*bcols));
     for (std::size_t q = 0; q < colHash.size(); ++q) colHash[q] = hashOf(bcols->getGlobalElement(static_cast<LO>(q)));
     MinHashes mins;
-    for (LO r = 0; r < static_cast<LO>(B.getNodeNumRows()); ++r) {
+    for (LO r = 0; r < static_cast<LO>(Compat::localNumRows(B)); ++r) {
       // A row's columns are distinct: its K smallest by insertion, most rejected at one compare.
       mins.clear();
       for (std::size_t q = bl.graph.row_map(r); q < bl.graph.row_map(r + 1); ++q) mins.offer(colHash[bl.graph.entries(q)]);
@@ -178,7 +178,7 @@ AtColumns importAtColumns(const crs_matrix_type& A, const crs_matrix_type& B, st
       for (int j = 0; j < kSketch; ++j) at[1 + j] = j < mins.n ? mins.h[j] : kNone;
     }
   }
-  const std::size_t nCols = A.getColMap()->getNodeNumElements();
+  const std::size_t nCols = Compat::localNumElements(*A.getColMap());
   out.len.assign(nCols, 0.0);
   out.sketch.assign(nCols * kSketch, kNone);
   out.first.assign(nCols, kNone);
@@ -213,7 +213,7 @@ double estimatedProductEntries(const crs_matrix_type& A, const AtColumns& at, co
   const Hash* sketch = at.sketch.data();
   const Hash* first = at.first.data();
   auto al = A.getLocalMatrixHost();
-  const LO rows = static_cast<LO>(A.getNodeNumRows());
+  const LO rows = static_cast<LO>(Compat::localNumRows(A));
   double exact = 0, heavyWork = 0;
   std::size_t heavy = 0;
   for (LO r = 0; r < rows; ++r) {
@@ -258,9 +258,9 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
   auto importTimer = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: auto: import lengths and sketches")));
   const AtColumns rl = importAtColumns(A, B, a_import_serves);
   importTimer = Teuchos::null;
-  c.a_rows = static_cast<double>(A.getNodeNumRows());
-  c.a_entries = static_cast<double>(A.getNodeNumEntries());
-  c.b_entries = static_cast<double>(B.getNodeNumEntries());
+  c.a_rows = static_cast<double>(Compat::localNumRows(A));
+  c.a_entries = static_cast<double>(Compat::localNumEntries(A));
+  c.b_entries = static_cast<double>(Compat::localNumEntries(B));
   std::vector<std::int64_t> work = multiplyAddsPerRow(A, rl.len);
   for (std::int64_t w : work) {
     c.flops += static_cast<double>(w);
@@ -313,7 +313,7 @@ namespace {
 // B's local row at each of A's local columns; -1: the row lives on another rank. Without an
 // Import A's column map is its domain map, so column c is B's local row c.
 std::vector<LO> bRowsAtColumns(const crs_matrix_type& A) {
-  std::vector<LO> rowAt(A.getColMap()->getNodeNumElements(), -1);
+  std::vector<LO> rowAt(Compat::localNumElements(*A.getColMap()), -1);
   const auto imp = A.getGraph()->getImporter();
   if (imp.is_null()) {
     for (std::size_t c = 0; c < rowAt.size(); ++c) rowAt[c] = static_cast<LO>(c);
@@ -361,18 +361,18 @@ LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_typ
   LocalBoundInputs in;
   if (!A.isFillComplete() || !B.isFillComplete() || !locallySame(*A.getDomainMap(), *B.getRowMap())) return in;
   in.ok = true;
-  in.a_entries = static_cast<long long>(A.getNodeNumEntries());
-  in.b_entries = static_cast<long long>(B.getNodeNumEntries());
+  in.a_entries = static_cast<long long>(Compat::localNumEntries(A));
+  in.b_entries = static_cast<long long>(Compat::localNumEntries(B));
   const auto bl = B.getLocalMatrixHost();
   const auto* bRowMap = bl.graph.row_map.data();
   auto bLen = [bRowMap](LO r) { return static_cast<long long>(bRowMap[r + 1] - bRowMap[r]); };
   // fillComplete computes the longest local row (computeLocalConstants, with or without global
   // constants); scanning B's rows for it cost as much as the rest of this pass's set-up.
-  const std::size_t storedMax = B.getNodeMaxNumRowEntries();
+  const std::size_t storedMax = Compat::localMaxNumRowEntries(B);
   if (storedMax != Teuchos::OrdinalTraits<std::size_t>::invalid()) {
     in.b_max_row = static_cast<long long>(storedMax);
   } else {
-    for (LO r = 0; r < static_cast<LO>(B.getNodeNumRows()); ++r) in.b_max_row = std::max(in.b_max_row, bLen(r));
+    for (LO r = 0; r < static_cast<LO>(Compat::localNumRows(B)); ++r) in.b_max_row = std::max(in.b_max_row, bLen(r));
   }
   const auto imp = A.getGraph()->getImporter();
   if (!imp.is_null()) {
@@ -395,7 +395,7 @@ LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_typ
   // the rest remote), without an index array or a zeroed vector first.
   constexpr int kRemoteShift = 40;  // rows have far fewer than 2^40 multiply-adds
   constexpr long long kLowBits = (1LL << kRemoteShift) - 1;
-  const std::size_t nCols = A.getColMap()->getNodeNumElements();
+  const std::size_t nCols = Compat::localNumElements(*A.getColMap());
   std::unique_ptr<long long[]> lenAtOwner(new long long[nCols]);
   long long* lenAt = lenAtOwner.get();
   if (imp.is_null()) {
@@ -414,7 +414,7 @@ LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_typ
   // The comparison per value costs more than the rest of the sum: only when A is known to store zeros.
   in.zeros_included = !a_zeros;
   const double* vals = a_zeros && *a_zeros > 0 ? al.values.data() : nullptr;
-  const LO rows = static_cast<LO>(A.getNodeNumRows());
+  const LO rows = static_cast<LO>(Compat::localNumRows(A));
   long long nonzeros = 0;
   for (LO r = 0; r < rows; ++r) {
     const std::size_t begin = rowMap[r], end = rowMap[r + 1];
@@ -493,7 +493,7 @@ LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_ty
   const auto al = A.getLocalMatrixHost();
   const std::vector<LO> rowAt = bRowsAtColumns(A);
   const RowBoundOfC bound = rowBoundOfC(B, in.b_max_row);
-  std::vector<LO> seenIn(B.getColMap()->getNodeNumElements(), -1);
+  std::vector<LO> seenIn(Compat::localNumElements(*B.getColMap()), -1);
   LO* seen = seenIn.data();
   const LO* bCols = bl.graph.entries.data();
   const auto* bRows = bl.graph.row_map.data();
@@ -505,7 +505,7 @@ LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_ty
   // there, its set-up included. MueLu's products that the pass settles reduce about uniformly
   // (checked: same choices, same reasons on the 2D and 3D Laplacians and bcsstk13).
   const double allWork = static_cast<double>(cheap.flops_known);
-  for (LO r = 0; r < static_cast<LO>(A.getNodeNumRows()); ++r) {
+  for (LO r = 0; r < static_cast<LO>(Compat::localNumRows(A)); ++r) {
     if (unionWork >= kUnionBudget || (enough >= 0 && in.c_entries_known <= enough)) break;
     if (enough >= 0 && (r & 63) == 0 && 8.0 * static_cast<double>(unionWork) >= allWork && unionWork > 0) {
       const double reduced = static_cast<double>(cheap.c_entries_known - in.c_entries_known);
@@ -556,7 +556,7 @@ LocalEstimateInputs localEstimateInputs(const crs_matrix_type& A, const crs_matr
   if (!bound.ok) return e;
   e.ok = true;
   e.sample_entries = static_cast<double>(bound.a_local_entries);
-  const double rowsB = static_cast<double>(std::max<std::size_t>(B.getNodeNumRows(), 1));
+  const double rowsB = static_cast<double>(std::max<std::size_t>(Compat::localNumRows(B), 1));
   // B's rows at remote columns: as long as the owned ones A's entries meet, weighted as A meets
   // them; without such entries, as B's owned rows on average.
   const double mu = bound.a_local_entries > 0
@@ -574,7 +574,7 @@ LocalEstimateInputs localEstimateInputs(const crs_matrix_type& A, const crs_matr
   // C's entries per multiply-add, from a sample of rows.
   constexpr std::size_t kEstimateRows = 512;
   constexpr long long kUnionBudget = 300000;
-  const LO rows = static_cast<LO>(A.getNodeNumRows());
+  const LO rows = static_cast<LO>(Compat::localNumRows(A));
   const double columns = static_cast<double>(B.getDomainMap()->getGlobalNumElements());
   if (rows == 0 || e.flops <= 0) return e;
   // As many rows as the budget allows at the rank's average known multiply-adds per row, so that
@@ -589,7 +589,7 @@ LocalEstimateInputs localEstimateInputs(const crs_matrix_type& A, const crs_matr
   const auto bl = B.getLocalMatrixHost();
   const LO* bCols = bl.graph.entries.data();
   const auto* bRows = bl.graph.row_map.data();
-  std::vector<LO> seenIn(B.getColMap()->getNodeNumElements(), -1);
+  std::vector<LO> seenIn(Compat::localNumElements(*B.getColMap()), -1);
   LO* seen = seenIn.data();
   const bool skipZeros = !bound.zeros_included;
   double sampledC = 0, sampledFlops = 0;
@@ -614,10 +614,10 @@ bool ownerSlicesPossible(const Topology& topo, bool allowed, bool rows_grid) {
 
 planner::LocalCounts localCountsTransposedA(const crs_matrix_type& A, const crs_matrix_type& B) {
   planner::LocalCounts c;
-  c.a_rows = static_cast<double>(A.getDomainMap()->getNodeNumElements());
-  c.a_entries = static_cast<double>(A.getNodeNumEntries());
-  c.b_entries = static_cast<double>(B.getNodeNumEntries());
-  for (LO r = 0; r < static_cast<LO>(A.getNodeNumRows()); ++r)
+  c.a_rows = static_cast<double>(Compat::localNumElements(*A.getDomainMap()));
+  c.a_entries = static_cast<double>(Compat::localNumEntries(A));
+  c.b_entries = static_cast<double>(Compat::localNumEntries(B));
+  for (LO r = 0; r < static_cast<LO>(Compat::localNumRows(A)); ++r)
     c.flops += static_cast<double>(A.getNumEntriesInLocalRow(r)) * static_cast<double>(B.getNumEntriesInLocalRow(r));
   c.c_entries = c.flops;  // no sketch without the transpose's rows: the upper bound
   // A row of A^T meets at most one row of B per entry: its flops are unknown here; the busiest

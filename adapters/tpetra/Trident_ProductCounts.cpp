@@ -21,7 +21,7 @@ RowLengthsAtColumns rowLengthsAtColumns(const crs_matrix_type& A, const crs_matr
   const auto bl = B.getLocalMatrixHost();
   const auto* rowPtr = bl.graph.row_map.data();
   auto bLen = [rowPtr](LO r) { return static_cast<int>(rowPtr[r + 1] - rowPtr[r]); };
-  out.len.assign(A.getColMap()->getNodeNumElements(), 0.0);
+  out.len.assign(Compat::localNumElements(*A.getColMap()), 0.0);
   // The remote rows' lengths 4 bytes each: a Vector<double> import sends 8, and on a Gi-bound
   // link this exchange is the in phase's largest payload (4 x 4 emulated nodes at 50 Mbit,
   // ca-CondMat: 20.0 ms per call with doubles, 12.3 ms with ints, 12-14 ms at 1000 Mbit).
@@ -34,7 +34,7 @@ RowLengthsAtColumns rowLengthsAtColumns(const crs_matrix_type& A, const crs_matr
 std::vector<std::int64_t> multiplyAddsPerRow(const crs_matrix_type& A, const std::vector<double>& len,
                                              bool skip_zeros) {
   auto local = A.getLocalMatrixHost();
-  std::vector<std::int64_t> work(A.getNodeNumRows(), 0);
+  std::vector<std::int64_t> work(Compat::localNumRows(A), 0);
   for (LO r = 0; r < static_cast<LO>(work.size()); ++r)
     for (std::size_t q = local.graph.row_map(r); q < local.graph.row_map(r + 1); ++q)
       if (!skip_zeros || local.values(q) != 0.0) work[r] += static_cast<std::int64_t>(len[local.graph.entries(q)]);

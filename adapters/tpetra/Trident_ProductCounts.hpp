@@ -53,8 +53,7 @@ void exchangeAtColumns(const Tpetra::Import<LO, GO, Node>& imp, int packet, Pack
   const auto remoteLids = imp.getRemoteLIDs();
   std::vector<T> send(static_cast<std::size_t>(exportLids.size()) * n), recv(static_cast<std::size_t>(remoteLids.size()) * n);
   for (std::size_t t = 0; t < static_cast<std::size_t>(exportLids.size()); ++t) pack(exportLids[t], send.data() + t * n);
-  imp.getDistributor().template doPostsAndWaits<T>(Teuchos::ArrayView<const T>(send.data(), send.size()), n,
-                                                   Teuchos::ArrayView<T>(recv.data(), recv.size()));
+  Compat::postsAndWaits(imp.getDistributor(), send.data(), send.size(), n, recv.data(), recv.size());
   for (std::size_t t = 0; t < static_cast<std::size_t>(remoteLids.size()); ++t)
     place(remoteLids[t], static_cast<const T*>(recv.data() + t * n));
 }

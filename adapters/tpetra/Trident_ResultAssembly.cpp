@@ -104,7 +104,7 @@ class ColumnNumbering {
   ColumnNumbering(ForEachPosition&& forEachPosition, std::size_t nnz, const MapPositions& colPos,
                   const Teuchos::RCP<const map_type>& domainMap) {
     const std::int64_t n = colPos.global(), first = colPos.first();
-    const std::int64_t nlocal = static_cast<std::int64_t>(domainMap->getNodeNumElements());
+    const std::int64_t nlocal = static_cast<std::int64_t>(Compat::localNumElements(*domainMap));
     dense_ = n <= 8 * static_cast<std::int64_t>(nnz) + (1 << 16);
     std::vector<std::int64_t> used;
     if (dense_) {
@@ -579,7 +579,7 @@ void ResultAssembly::assemble(const Csr& block, crs_matrix_type& C, const Teucho
 }
 
 bool ResultAssembly::canAssembleValues(const crs_matrix_type& C) const {
-  return kept_ && C.getColMap().get() == colMap_.get() && static_cast<std::int64_t>(C.getNodeNumEntries()) == nnz_;
+  return kept_ && C.getColMap().get() == colMap_.get() && static_cast<std::int64_t>(Compat::localNumEntries(C)) == nnz_;
 }
 
 void ResultAssembly::assembleValues(const Csr& block, crs_matrix_type& C,

@@ -27,7 +27,7 @@ std::vector<MapPositions> MapPositions::of(const std::vector<const map_type*>& m
   std::vector<std::int64_t> mine(2 * n), all(2 * n * static_cast<std::size_t>(P));
   for (std::size_t m = 0; m < n; ++m) {
     const map_type& map = *maps[m];
-    mine[2 * m] = static_cast<std::int64_t>(map.getNodeNumElements());
+    mine[2 * m] = static_cast<std::int64_t>(Compat::localNumElements(map));
     mine[2 * m + 1] = map.isContiguous() ? static_cast<std::int64_t>(map.getMinGlobalIndex()) : kNotRun;
   }
   MPI_Allgather(mine.data(), static_cast<int>(2 * n), MPI_INT64_T, all.data(), static_cast<int>(2 * n), MPI_INT64_T,
@@ -125,7 +125,7 @@ std::vector<GO> gidsAt(const Teuchos::RCP<const map_type>& map, const MapPositio
   for (std::int64_t c : rcounts) nin += c;
   std::vector<std::int64_t> asked(static_cast<std::size_t>(nin));
   bigcount::alltoallv(ask.data(), counts, asked.data(), rcounts, MPI_INT64_T, comm);
-  auto mine = map->getNodeElementList();
+  auto mine = Compat::localElementList(*map);
   std::vector<GO> answer(asked.size());
   for (std::size_t t = 0; t < asked.size(); ++t) answer[t] = mine[static_cast<LO>(asked[t] - pos.first())];
   std::vector<GO> got(positions.size());
@@ -141,7 +141,7 @@ LocalRows localRowsOf(const crs_matrix_type& A, const std::vector<std::int64_t>&
   auto local = A.getLocalMatrixHost();
   static_assert(sizeof(*local.graph.row_map.data()) == sizeof(std::size_t), "Tpetra's row offsets are size_t");
   LocalRows R;
-  R.nrows = static_cast<std::int64_t>(A.getNodeNumRows());
+  R.nrows = static_cast<std::int64_t>(Compat::localNumRows(A));
   R.rowptr = reinterpret_cast<const std::size_t*>(local.graph.row_map.data());
   R.col = local.graph.entries.data();
   R.val = local.values.data();

@@ -1,6 +1,8 @@
 #pragma once
-// The Tpetra types Debian's Trilinos 13.2 instantiates (Serial Kokkos, <double, int, long long>).
-// The adapter's compiled entry points are instantiated for exactly these.
+// The Tpetra types Debian's Trilinos 13.2 and 16.1 instantiate (Serial Kokkos,
+// <double, int, long long>). The adapter's compiled entry points are instantiated for exactly these.
+// Trident_TpetraCompat.hpp bridges the API differences between Trilinos versions.
+#include "Trident_TpetraCompat.hpp"
 #include <Tpetra_CrsMatrix.hpp>
 #include <Tpetra_Map.hpp>
 #include <Teuchos_RCP.hpp>

@@ -117,7 +117,7 @@ struct LocalRows {
 };
 
 Teuchos::RCP<crs_matrix_type> buildMatrix(const Teuchos::RCP<const map_type>& rowMap, const LocalRows& rows) {
-  const std::size_t nloc = rowMap->getNodeNumElements();
+  const std::size_t nloc = Compat::localNumElements(*rowMap);
   Teuchos::Array<std::size_t> counts(nloc);
   for (std::size_t i = 0; i < nloc; ++i) counts[i] = rows.ptr[i + 1] - rows.ptr[i];
   auto M = Teuchos::rcp(new crs_matrix_type(rowMap, counts()));
@@ -750,7 +750,7 @@ Result clusterImpl(const crs_matrix_type& A, Teuchos::RCP<const crs_matrix_type>
     Teuchos::RCP<crs_matrix_type> At = transposer.createTranspose();
     R = At->getRowMap();
     const auto colMap = At->getColMap();
-    const std::size_t nloc = R->getNodeNumElements();
+    const std::size_t nloc = Compat::localNumElements(*R);
     std::vector<GO_> idx;
     std::vector<double> val;
     for (std::size_t i = 0; i < nloc; ++i) {
@@ -789,7 +789,7 @@ Result clusterImpl(const crs_matrix_type& A, Teuchos::RCP<const crs_matrix_type>
     *owned = Teuchos::null;
     releaseFreedHeap();
   }
-  const std::size_t nloc = R->getNodeNumElements();
+  const std::size_t nloc = Compat::localNumElements(*R);
   std::vector<GO_> idx;
   std::vector<double> val;
   std::vector<GO_> edges;  // the limit's DAG, pairs (src, dst)
@@ -1160,7 +1160,7 @@ void writeMclNative(const std::string& path, const crs_matrix_type& A) {
   std::vector<double> vals;
   const auto rmap = A.getRowMap();
   const auto cmap = A.getColMap();
-  for (std::size_t i = 0; i < A.getNodeNumRows(); ++i) {
+  for (std::size_t i = 0; i < Compat::localNumRows(A); ++i) {
     typename crs_matrix_type::local_inds_host_view_type inds;
     typename crs_matrix_type::values_host_view_type v;
     A.getLocalRowView(static_cast<LO>(i), inds, v);

@@ -95,7 +95,7 @@ Teuchos::RCP<crs_matrix_type> randomMatrix(long long n, int per_row, const Tride
   std::uniform_int_distribution<long long> col(0, n - 1);
   std::vector<GO> cols;
   std::vector<double> vals;
-  for (GO g : map->getNodeElementList()) {
+  for (GO g : Trident::Compat::localElementList(*map)) {
     cols.assign(1, g);
     for (int t = 0; t < per_row; ++t) cols.push_back(col(rng));
     std::sort(cols.begin(), cols.end());
@@ -184,7 +184,7 @@ int calibrate(const std::string& path) {
     double flops = 0;
     {
       auto local = large->getLocalMatrixHost();
-      std::vector<double> len(large->getNodeNumRows());
+      std::vector<double> len(Trident::Compat::localNumRows(*large));
       for (std::size_t r = 0; r < len.size(); ++r) len[r] = static_cast<double>(local.graph.row_map(r + 1) - local.graph.row_map(r));
       for (std::size_t q = 0; q < local.graph.entries.extent(0); ++q) flops += len[local.graph.entries(q)];
     }

@@ -89,7 +89,7 @@ inline Entries gather(const crs_matrix_type& M) {
   auto rowMap = M.getRowMap();
   auto colMap = M.getColMap();
   auto local = M.getLocalMatrixHost();
-  for (LO r = 0; r < static_cast<LO>(M.getNodeNumRows()); ++r)
+  for (LO r = 0; r < static_cast<LO>(Trident::Compat::localNumRows(M)); ++r)
     for (size_t q = local.graph.row_map(r); q < local.graph.row_map(r + 1); ++q) {
       mine.row.push_back(rowMap->getGlobalElement(r));
       mine.col.push_back(colMap->getGlobalElement(local.graph.entries(q)));

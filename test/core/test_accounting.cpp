@@ -31,7 +31,7 @@ Teuchos::RCP<crs_matrix_type> dense(long long n, const Trident::comm_ptr& comm) 
   std::vector<GO> cols(n);
   std::vector<double> vals(n, 1.0);
   for (long long c = 0; c < n; ++c) cols[c] = c;
-  for (auto g : map->getNodeElementList()) A->insertGlobalValues(g, cols, vals);
+  for (auto g : Trident::Compat::localElementList(*map)) A->insertGlobalValues(g, cols, vals);
   A->fillComplete();
   return A;
 }

@@ -275,13 +275,13 @@ int main(int argc, char** argv) {
   });
   expectInvalidInput(tally, "C neither empty nor fill-complete", "neither empty nor fill-complete", [&] {
     auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 1));
-    const GO g = A->getRowMap()->getNodeNumElements() > 0 ? A->getRowMap()->getGlobalElement(0) : -1;
+    const GO g = Trident::Compat::localNumElements(*A->getRowMap()) > 0 ? A->getRowMap()->getGlobalElement(0) : -1;
     if (g >= 0) C->insertGlobalValues(g, Teuchos::tuple<GO>(0), Teuchos::tuple<double>(1.0));
     Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C);
   });
   expectInvalidInput(tally, "fill-complete C whose pattern lacks the product", "pattern lacks", [&] {
     auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 1));
-    for (auto g : A->getRowMap()->getNodeElementList())
+    for (auto g : Trident::Compat::localElementList(*A->getRowMap()))
       if (g < 80) C->insertGlobalValues(g, Teuchos::tuple<GO>(g), Teuchos::tuple<double>(0.0));
     C->fillComplete(B->getDomainMap(), A->getRangeMap());
     Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "", tridentParams(lambda));

@@ -75,7 +75,7 @@ double peakGrowthMB(F&& f) {
 // A copy of C built the plain Tpetra way: exact row lengths, global indices, fillComplete.
 Teuchos::RCP<crs_matrix_type> tpetraCopy(const crs_matrix_type& C) {
   const auto rowMap = C.getRowMap();
-  const std::size_t nrows = C.getNodeNumRows();
+  const std::size_t nrows = Trident::Compat::localNumRows(C);
   Teuchos::Array<std::size_t> lengths(nrows);
   for (std::size_t r = 0; r < nrows; ++r) lengths[r] = C.getNumEntriesInLocalRow(static_cast<LO>(r));
   auto copy = Teuchos::rcp(new crs_matrix_type(rowMap, lengths()));

@@ -78,10 +78,10 @@ struct Entry {
 std::vector<Entry> localEntries(const crs_matrix_type& A) {
   std::vector<Entry> out;
   auto rowMap = A.getRowMap();
-  const size_t maxLen = std::max<size_t>(A.getNodeMaxNumRowEntries(), 1);
+  const size_t maxLen = std::max<size_t>(Compat::localMaxNumRowEntries(A), 1);
   crs_matrix_type::nonconst_global_inds_host_view_type ind("ind", maxLen);
   crs_matrix_type::nonconst_values_host_view_type val("val", maxLen);
-  for (size_t lr = 0; lr < rowMap->getNodeNumElements(); ++lr) {
+  for (size_t lr = 0; lr < Compat::localNumElements(*rowMap); ++lr) {
     const GO g = rowMap->getGlobalElement(static_cast<LO>(lr));
     size_t n = 0;
     A.getGlobalRowCopy(g, ind, val, n);

@@ -188,7 +188,7 @@ Entries localEntries(const crs_matrix_type& A) {
   auto rowMap = A.getRowMap();
   auto colMap = A.getColMap();
   auto local = A.getLocalMatrixHost();
-  for (LO r = 0; r < static_cast<LO>(A.getNodeNumRows()); ++r)
+  for (LO r = 0; r < static_cast<LO>(Compat::localNumRows(A)); ++r)
     for (size_t q = local.graph.row_map(r); q < local.graph.row_map(r + 1); ++q)
       out[{rowMap->getGlobalElement(r), colMap->getGlobalElement(local.graph.entries(q))}] = local.values(q);
   return out;

@@ -96,14 +96,14 @@ std::string compare(const XMat* X, const XMat* Y, double tol) {
   const crs_matrix_type& y = XHelpers::Op2TpetraCrs(*Y);
   auto rowMap = x.getRowMap();
   std::vector<std::pair<GO, double>> ex, ey;
-  for (size_t l = 0; l < rowMap->getNodeNumElements(); ++l) {
+  for (size_t l = 0; l < Compat::localNumElements(*rowMap); ++l) {
     const GO g = rowMap->getGlobalElement(static_cast<LO>(l));
     auto fill = [&](const crs_matrix_type& M, std::vector<std::pair<GO, double>>& out) {
       const size_t n = M.getNumEntriesInGlobalRow(g);
-      Teuchos::Array<GO> idx(n);
-      Teuchos::Array<Scalar> val(n);
+      crs_matrix_type::nonconst_global_inds_host_view_type idx("idx", n);
+      crs_matrix_type::nonconst_values_host_view_type val("val", n);
       size_t nn = 0;
-      M.getGlobalRowCopy(g, idx(), val(), nn);
+      M.getGlobalRowCopy(g, idx, val, nn);
       out.clear();
       for (size_t k = 0; k < nn; ++k) out.emplace_back(idx[k], val[k]);
       std::sort(out.begin(), out.end());
@@ -238,7 +238,7 @@ void hierarchyCase(const std::string& name, const RCP<crs_matrix_type>& A, const
       // the coarsest level lives on fewer ranks: RebalanceAcFactory consumed TridentRAPFactory's Ac
       const int last = H->GetNumLevels() - 1;
       RCP<XMat> Ac = levelA(*H, last);
-      int mine = (!Ac.is_null() && Ac->getNodeNumRows() > 0) ? 1 : 0, ranks = 0;
+      int mine = (!Ac.is_null() && Compat::localNumRows(*Ac) > 0) ? 1 : 0, ranks = 0;
       Teuchos::reduceAll<int, int>(*g_comm, Teuchos::REDUCE_SUM, mine, Teuchos::outArg(ranks));
       check(ranks < g_comm->getSize(), nm + ": coarse level repartitioned onto fewer ranks",
             std::to_string(ranks) + " ranks hold the coarsest level");
@@ -271,7 +271,7 @@ void reuseCase(const std::string& name, const RCP<crs_matrix_type>& A, int lambd
     auto local = A2->getLocalMatrixHost();
     auto rowMap = A2->getRowMap();
     auto colMap = A2->getColMap();
-    for (LO r = 0; r < static_cast<LO>(A2->getNodeNumRows()); ++r)
+    for (LO r = 0; r < static_cast<LO>(Compat::localNumRows(*A2)); ++r)
       for (size_t q = local.graph.row_map(r); q < local.graph.row_map(r + 1); ++q) {
         local.values(q) *= 2.0;
         if (colMap->getGlobalElement(local.graph.entries(q)) == rowMap->getGlobalElement(r)) local.values(q) += 0.5;
@@ -340,15 +340,15 @@ RCP<crs_matrix_type> withEmptyColumn(const crs_matrix_type& P) {
   const GO nc = static_cast<GO>(P.getGlobalNumCols());
   auto comm = P.getRowMap()->getComm();
   auto dom = rcp(new map_type(nc + 1, 0, comm));
-  auto Q = rcp(new crs_matrix_type(P.getRowMap(), P.getNodeMaxNumRowEntries()));
-  for (size_t l = 0; l < P.getRowMap()->getNodeNumElements(); ++l) {
+  auto Q = rcp(new crs_matrix_type(P.getRowMap(), Compat::localMaxNumRowEntries(P)));
+  for (size_t l = 0; l < Compat::localNumElements(*P.getRowMap()); ++l) {
     const GO g = P.getRowMap()->getGlobalElement(static_cast<LO>(l));
     const size_t n = P.getNumEntriesInGlobalRow(g);
-    Teuchos::Array<GO> idx(n);
-    Teuchos::Array<Scalar> val(n);
+    crs_matrix_type::nonconst_global_inds_host_view_type idx("idx", n);
+    crs_matrix_type::nonconst_values_host_view_type val("val", n);
     size_t nn = 0;
-    P.getGlobalRowCopy(g, idx(), val(), nn);
-    Q->insertGlobalValues(g, idx(0, nn), val(0, nn));
+    P.getGlobalRowCopy(g, idx, val, nn);
+    Q->insertGlobalValues(g, Teuchos::ArrayView<const GO>(idx.data(), nn), Teuchos::ArrayView<const Scalar>(val.data(), nn));
   }
   Q->fillComplete(dom, P.getRangeMap());
   return Q;
@@ -405,10 +405,10 @@ void directTests(const std::vector<int>& lambdas) {
     if (t->getRowMap()->isNodeGlobalElement(last)) {
       const crs_matrix_type& tc = XHelpers::Op2TpetraCrs(*t);
       const size_t n = tc.getNumEntriesInGlobalRow(last);
-      Teuchos::Array<GO> idx(n);
-      Teuchos::Array<Scalar> val(n);
+      crs_matrix_type::nonconst_global_inds_host_view_type idx("idx", n);
+      crs_matrix_type::nonconst_values_host_view_type val("val", n);
       size_t nn = 0;
-      tc.getGlobalRowCopy(last, idx(), val(), nn);
+      tc.getGlobalRowCopy(last, idx, val, nn);
       repaired = false;
       for (size_t k = 0; k < nn; ++k)
         if (idx[k] == last && val[k] == 2.5) repaired = true;

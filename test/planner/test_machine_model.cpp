@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
     namespace tp = Trident::tpetra;
     auto C = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
     Tpetra::MatrixMatrix::Multiply(*A, false, *A, false, *C);
-    const long long entries = static_cast<long long>(C->getNodeNumEntries());
+    const long long entries = static_cast<long long>(Trident::Compat::localNumEntries(*C));
     const long long maxRow = static_cast<long long>(A->getGlobalMaxNumRowEntries());
     auto valueOf = [&](const tp::LocalBoundInputs& b) {
       return std::min(b.c_entries_known + b.c_remote_entries * maxRow, b.c_entries_capped);
@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
     const pl::LocalCounts exact = tp::localCounts(*M, *M, *topo1);
     const tp::LocalBoundInputs b = tp::localBoundInputs(*M, *M);
     const tp::LocalEstimateInputs e = tp::localEstimateInputs(*M, *M, b);
-    double v[4] = {e.flops, e.c_entries, exact.flops, static_cast<double>(C->getNodeNumEntries())};
+    double v[4] = {e.flops, e.c_entries, exact.flops, static_cast<double>(Trident::Compat::localNumEntries(*C))};
     MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_SUM, world());
     const std::string what = std::string("auto's estimate without counting, ") + name + ": ";
     const std::string detail = "multiply-adds " + std::to_string(v[0]) + " vs " + std::to_string(v[2]) + ", C " +

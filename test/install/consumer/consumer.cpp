@@ -29,7 +29,7 @@ namespace {
 Teuchos::RCP<crs> laplacian(long long n, const Trident::comm_ptr& comm) {
   auto map = Teuchos::rcp(new Trident::map_type(n, 0, comm));
   auto A = Teuchos::rcp(new crs(map, 3));
-  for (auto g : map->getNodeElementList()) {
+  for (auto g : Trident::Compat::localElementList(*map)) {
     std::vector<long long> cols{g};
     std::vector<double> vals{2.0};
     if (g > 0) cols.push_back(g - 1), vals.push_back(-1.0);
@@ -82,7 +82,7 @@ bool mclFindsTwoCliques(const Trident::comm_ptr& comm) {
   // Nodes 0-4 and 5-9 are cliques; the edge 4-5 joins them.
   auto map = Teuchos::rcp(new Trident::map_type(10, 0, comm));
   auto A = Teuchos::rcp(new crs(map, 6));
-  for (auto g : map->getNodeElementList()) {
+  for (auto g : Trident::Compat::localElementList(*map)) {
     std::vector<long long> cols;
     for (long long h = g < 5 ? 0 : 5; h < (g < 5 ? 5 : 10); ++h)
       if (h != g) cols.push_back(h);
