@@ -13,7 +13,7 @@ build=${TRIDENT_BUILD_DIR:-$here/build$build_suffix}
 
 # find_package(Tpetra/MueLu) include()s configs of packages their -dev packages do not depend on
 # (see ../shared/notes/trilinos-13.2-on-debian.md), so the whole set is listed.
-pkgs=(cmake g++ make ccache python3 openmpi-bin libopenmpi-dev mcl gnuplot-nox iproute2 libscotch-dev libptscotch-dev)
+pkgs=(cmake g++ make ccache git python3 openmpi-bin libopenmpi-dev mcl gnuplot-nox iproute2 libscotch-dev libptscotch-dev)
 for p in tpetra kokkos kokkos-kernels teuchos muelu xpetra belos ifpack2 amesos2 galeri zoltan2 \
          thyra rtop epetra epetraext shylu stratimikos triutils isorropia anasazi sacado shards \
          amesos ifpack teko intrepid2 aztecoo ml zoltan trilinosss; do

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""The Trilinos-versions table of docs/benchmarks.md from perf/versions.sh's two CSVs.
+
+    perf/versions-table.py bench-13.csv bench-16.csv
+
+One row per matrix and P: each version's Tpetra time, then Trident / Tpetra and auto / Tpetra
+(the drop-in's default) for each version, and Tpetra 16.1 / Tpetra 13.2. A product whose check
+failed is marked; a missing run shows as "-".
+"""
+import csv
+import sys
+
+
+def load(path):
+    rows = {}
+    try:
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                rows[(r["matrix"], int(r["P"]), r["algo"])] = r
+    except FileNotFoundError:
+        pass
+    return rows
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.exit(__doc__)
+    v13, v16 = load(argv[1]), load(argv[2])
+    keys = sorted({(m, p) for (m, p, _) in list(v13) + list(v16)}, key=lambda k: (k[1], k[0]))
+
+    def t(rows, m, p, algo):
+        r = rows.get((m, p, algo))
+        if r is None:
+            return None, ""
+        mark = "" if r["check"] in ("pass", "off") else " (check " + r["check"] + ")"
+        return float(r["time_s"]), mark
+
+    def ratio(rows, m, p, algo):
+        a, mark = t(rows, m, p, algo)
+        b, _ = t(rows, m, p, "tpetra")
+        return "-" if a is None or b is None else "%.2f%s" % (a / b, mark)
+
+    print("| matrix | P | Tpetra 13.2 s | Tpetra 16.1 s | 16.1 / 13.2 | Trident / Tpetra 13.2 | "
+          "Trident / Tpetra 16.1 | auto / Tpetra 13.2 | auto / Tpetra 16.1 |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for m, p in keys:
+        a, _ = t(v13, m, p, "tpetra")
+        b, _ = t(v16, m, p, "tpetra")
+        fmt = lambda x: "-" if x is None else "%.4f" % x
+        both = "-" if a is None or b is None else "%.2f" % (b / a)
+        print("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+            m, p, fmt(a), fmt(b), both, ratio(v13, m, p, "trident"), ratio(v16, m, p, "trident"),
+            ratio(v13, m, p, "auto"), ratio(v16, m, p, "auto")))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
