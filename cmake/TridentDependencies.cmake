@@ -1,6 +1,7 @@
-# Debian's Trilinos 13.2 ships TriBITS-style configs: plain variables and non-namespaced imported
-# targets. Wrap them into interface targets so the rest of the build (and downstream users through
-# TridentConfig.cmake) link one name. Trilinos headers are SYSTEM to silence their deprecations.
+# Trilinos's TriBITS-style configs (13.2 to 16.x) give plain variables: <Pkg>_LIBRARIES names
+# non-namespaced targets in 13.2 (trilinos_tpetra, ...), <Pkg>::all_libs in 16. Wrap them into
+# interface targets so the rest of the build (and downstream users through TridentConfig.cmake)
+# link one name. Trilinos headers are SYSTEM to silence their deprecations.
 # Only MPI's C++ component: the code calls MPI's C API, which MPI::MPI_CXX carries (mpi.h and
 # libmpi), and FindMPI refuses the C component in projects that do not enable C, which is what
 # most Trilinos users write and what TridentConfig.cmake has to work in.

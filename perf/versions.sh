@@ -3,7 +3,7 @@
 # one machine: C = A*A with each version's trident-bench (build/ and build-16/, the latter inside
 # the root of scripts/trilinos-root.sh), P = 1 and P = 4 with 2 ranks per group.
 #
-#   perf/versions.sh [--trials=5] [--algos=tpetra,trident,auto] [--out=DIR] [MATRIX ...]
+#   perf/versions.sh [--trials=5] [--algos=tpetra,trident,auto] [--out=DIR (build/versions)] [MATRIX ...]
 #
 # MATRIX: Matrix Market files or trident-bench generator specs; default: every
 # ../shared/matrices/*.mtx (TRIDENT_MATRIX_DIR). For every matrix, P and version, one mpirun runs
@@ -41,9 +41,11 @@ done
 for b in build build-16; do
   [ -x "$here/$b/perf/trident-bench" ] || { echo "versions.sh: $b/perf/trident-bench not built" >&2; exit 1; }
 done
-out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/trident-versions.XXXXXX")}
+out=${out:-$here/build/versions}
 mkdir -p "$out"
 out=$(readlink -f "$out")
+# The 16.1 runs write there from inside the root, which sees only the checkout's parent folder.
+case $out in "$(dirname "$here")"/*) ;; *) echo "versions.sh: --out must lie under $(dirname "$here")" >&2; exit 2 ;; esac
 rm -f "$out"/bench-13.csv "$out"/bench-16.csv
 
 # One run of one version: VERSION NP MATRIX. The 16.1 run enters the root once per call.
