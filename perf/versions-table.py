@@ -3,9 +3,9 @@
 
     perf/versions-table.py bench-13.csv bench-16.csv
 
-One row per matrix and P: each version's Tpetra time, then Trident / Tpetra and auto / Tpetra
-(the drop-in's default) for each version, and Tpetra 16.1 / Tpetra 13.2. A product whose check
-failed is marked; a missing run shows as "-".
+One row per matrix and P: each version's Tpetra time and Tpetra 16.1 / Tpetra 13.2, then for each
+other algorithm in the CSVs (trident, summa, auto: the drop-in's default) its time / Tpetra's on
+each version. A product whose check failed is marked; a missing run shows as "-".
 """
 import csv
 import sys
@@ -40,18 +40,22 @@ def main(argv):
         b, _ = t(rows, m, p, "tpetra")
         return "-" if a is None or b is None else "%.2f%s" % (a / b, mark)
 
-    print("| matrix | P | Tpetra 13.2 s | Tpetra 16.1 s | 16.1 / 13.2 | Trident / Tpetra 13.2 | "
-          "Trident / Tpetra 16.1 | auto / Tpetra 13.2 | auto / Tpetra 16.1 |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    others = [a for a in ("trident", "summa", "auto", "auto-cold")
+              if any(k[2] == a for k in list(v13) + list(v16))]
+    head = ["matrix", "P", "Tpetra 13.2 s", "Tpetra 16.1 s", "16.1 / 13.2"]
+    for a in others:
+        name = a[0].upper() + a[1:]
+        head += ["%s / Tpetra 13.2" % name, "%s / Tpetra 16.1" % name]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    fmt = lambda x: "-" if x is None else "%.4f" % x
     for m, p in keys:
         a, _ = t(v13, m, p, "tpetra")
         b, _ = t(v16, m, p, "tpetra")
-        fmt = lambda x: "-" if x is None else "%.4f" % x
-        both = "-" if a is None or b is None else "%.2f" % (b / a)
-        print("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
-            m, p, fmt(a), fmt(b), both, ratio(v13, m, p, "trident"), ratio(v16, m, p, "trident"),
-            ratio(v13, m, p, "auto"), ratio(v16, m, p, "auto")))
-
+        cells = [m, str(p), fmt(a), fmt(b), "-" if a is None or b is None else "%.2f" % (b / a)]
+        for algo in others:
+            cells += [ratio(v13, m, p, algo), ratio(v16, m, p, algo)]
+        print("| " + " | ".join(cells) + " |")
 
 if __name__ == "__main__":
     main(sys.argv)
