@@ -60,4 +60,12 @@ trap 'exit 130' INT TERM
 echo "cluster-bench: $nodes nodes x $lambda ranks, Gi = TCP at $rate per node link, Li = shared memory; $bench $*" >&2
 bash "$cluster" up "$nodes" "$lambda" "$rate"
 # Ranks run in mpirun's working directory (this one): relative --matrix/--csv paths work.
-bash "$cluster" run -- -np $((nodes * lambda)) -wdir "$PWD" --mca btl_base_warn_component_unused 0 "$bench" "$@"
+# Open MPI 5 and later (Trilinos 16.1's root has 6.0) launch through PRRTE, which reads neither
+# the OMPI_MCA_ launcher settings cluster.sh exports nor the vader BTL's old name: give it the
+# same agent, hostfile, BTLs and (no) binding in its own terms.
+launch=()
+if mpirun --version 2>/dev/null | grep -Eq 'Open MPI\)? ([5-9]|[1-9][0-9])\.'; then
+  state=${NEMU_STATE}
+  launch=(--prtemca plm_ssh_agent "$cluster _agent" --hostfile "$state/hostfile" --mca btl self,sm,tcp --bind-to none)
+fi
+bash "$cluster" run -- -np $((nodes * lambda)) "${launch[@]}" -wdir "$PWD" --mca btl_base_warn_component_unused 0 "$bench" "$@"

@@ -3,7 +3,8 @@
 # one machine: C = A*A with each version's trident-bench (build/ and build-16/, the latter inside
 # the root of scripts/trilinos-root.sh), P = 1 and P = 4 with 2 ranks per group.
 #
-#   perf/versions.sh [--trials=5] [--algos=tpetra,trident,auto] [--out=DIR (build/versions)] [MATRIX ...]
+#   perf/versions.sh [--trials=5] [--algos=tpetra,trident,auto] [--out=DIR (build/versions)]
+#                    [--cluster=NODESxLAMBDA:RATE] [MATRIX ...]
 #
 # MATRIX: Matrix Market files or trident-bench generator specs; default: every
 # ../shared/matrices/*.mtx (TRIDENT_MATRIX_DIR). For every matrix, P and version, one mpirun runs
@@ -13,6 +14,9 @@
 # Writes DIR/bench-13.csv and DIR/bench-16.csv (trident-bench's CSV) and prints the table of
 # docs/benchmarks.md (perf/versions-table.py). Needs both builds: bash scripts/setup.sh and
 # TRIDENT_TRILINOS=16 bash scripts/setup.sh. Ranks bound as in perf/mpi-binding.sh.
+# --cluster=4x4:50mbit: instead of P = 1 and 4, each run on an emulated cluster of NODES nodes of
+# LAMBDA ranks whose links between nodes run at RATE (perf/cluster-bench.sh; root), one group per
+# node.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ "${1:-}" = --one ]; then  # one run, in the version's own environment: --one NP MATRIX TRIALS ALGOS CSV
@@ -23,13 +27,15 @@ if [ "${1:-}" = --one ]; then  # one run, in the version's own environment: --on
     --matrix="$m" --ranks-per-group="$rpg" --trials="$trials" --algos="$algos" --check --csv="$csv"
 fi
 mdir=${TRIDENT_MATRIX_DIR:-$here/../shared/matrices}
-trials=5 algos=tpetra,trident,auto out=""
+trials=5 algos=tpetra,trident,auto out="" cluster=""
 matrices=()
 while [ $# -gt 0 ]; do
   case $1 in
     --trials=*) trials=${1#*=} ;;
     --algos=*) algos=${1#*=} ;;
     --out=*) out=${1#*=} ;;
+    --cluster=*) cluster=${1#*=}
+                 [[ $cluster =~ ^[0-9]+x[0-9]+:[0-9]+[a-z]*$ ]] || { echo "versions.sh: --cluster=NODESxLAMBDA:RATE, e.g. 4x4:50mbit" >&2; exit 2; } ;;
     --help|-h) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "versions.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) matrices+=("$(readlink -f "$1" 2>/dev/null || echo "$1")") ;;
@@ -51,17 +57,24 @@ rm -f "$out"/bench-13.csv "$out"/bench-16.csv
 # One run of one version: VERSION NP MATRIX. The 16.1 run enters the root once per call.
 run() {
   local v=$1 np=$2 m=$3 build=$here/build
+  [ "$v" = 16 ] && build=$here/build-16
   local cmd=(bash "$here/perf/versions.sh" --one "$np" "$m" "$trials" "$algos" "$out/bench-$v.csv")
+  if [ -n "$cluster" ]; then
+    local nodes=${cluster%%x*} rest=${cluster#*x}
+    cmd=(bash "$here/perf/cluster-bench.sh" "$nodes" "${rest%%:*}" "${rest#*:}" --matrix="$m" --trials="$trials"
+         --algos="$algos" --check --csv="$out/bench-$v.csv")
+  fi
   if [ "$v" = 16 ]; then
-    TRIDENT_BUILD_DIR=$here/build-16 bash "$here/scripts/trilinos-root.sh" "${cmd[@]}"
+    TRIDENT_BENCH=$build/perf/trident-bench TRIDENT_BUILD_DIR=$build bash "$here/scripts/trilinos-root.sh" "${cmd[@]}"
   else
-    TRIDENT_BUILD_DIR=$build "${cmd[@]}"
+    TRIDENT_BENCH=$build/perf/trident-bench TRIDENT_BUILD_DIR=$build "${cmd[@]}"
   fi
 }
 for m in "${matrices[@]}"; do
-  for np in 1 4; do
+  nps=(1 4); [ -z "$cluster" ] || nps=(cluster)
+  for np in "${nps[@]}"; do
     for v in 13 16; do
-      echo "versions.sh: Trilinos $v, P = $np, $(basename "$m")" >&2
+      echo "versions.sh: Trilinos $v, P = $np${cluster:+ $cluster}, $(basename "$m")" >&2
       run "$v" "$np" "$m" >>"$out/log-$v.txt" 2>&1 || echo "versions.sh: FAILED (see $out/log-$v.txt)" >&2
     done
   done

@@ -51,6 +51,8 @@ done < <(env)
 # Inside the namespace: mount, install what the package list lacks (quick when nothing does), run.
 exec unshare --mount --propagation private bash -euo pipefail -c '
   root=$1 parent=$2 here=$3; shift 3
+  # The root a mount point of its own, so that "/" inside is one (ip netns exec remounts it).
+  mount --bind "$root" "$root"
   mount -t proc proc "$root/proc"
   mount --rbind /sys "$root/sys"
   mount --rbind /dev "$root/dev"

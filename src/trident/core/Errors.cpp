@@ -43,14 +43,22 @@ std::size_t CollectiveCheck::contributeSum(long long value) {
 }
 
 namespace {
-// [m, m - 1 values reduced by min, the rest summed]: the header m is the same on every rank, so
-// the one reduction knows where the sums start.
-void minThenSum(void* in, void* inout, int* len, MPI_Datatype*) {
-  const long long* a = static_cast<const long long*>(in);
-  long long* b = static_cast<long long*>(inout);
-  const int m = static_cast<int>(b[0]);
-  for (int t = 1; t < m && t < *len; ++t) b[t] = std::min(a[t], b[t]);
-  for (int t = m; t < *len; ++t) b[t] += a[t];
+// One element is the whole buffer [m, m - 1 values reduced by min, the rest summed] (a contiguous
+// datatype, count 1): the header m is the same on every rank, so the one reduction knows where
+// the sums start. MPI may apply a user operation to any part of a buffer of several elements
+// (Open MPI 5's hierarchical han collectives do, between nodes), so the position-dependent
+// reduction must see one element that cannot be cut.
+void minThenSum(void* in, void* inout, int* len, MPI_Datatype* type) {
+  int bytes = 0;
+  MPI_Type_size(*type, &bytes);
+  const int n = bytes / static_cast<int>(sizeof(long long));
+  for (int e = 0; e < *len; ++e) {
+    const long long* a = static_cast<const long long*>(in) + static_cast<std::size_t>(e) * n;
+    long long* b = static_cast<long long*>(inout) + static_cast<std::size_t>(e) * n;
+    const int m = static_cast<int>(b[0]);
+    for (int t = 1; t < m && t < n; ++t) b[t] = std::min(a[t], b[t]);
+    for (int t = m; t < n; ++t) b[t] += a[t];
+  }
 }
 MPI_Op minThenSumOp() {
   static MPI_Op op = [] {
@@ -79,8 +87,15 @@ void CollectiveCheck::run(MPI_Comm comm) {
     v[1 + n + t] = -values_[t];
   }
   std::copy(sums_.begin(), sums_.end(), v + 1 + 2 * n);
-  MPI_Allreduce(MPI_IN_PLACE, buf.data(), static_cast<int>(buf.size()), MPI_LONG_LONG, head ? minThenSumOp() : MPI_MIN,
-                comm);
+  if (head) {
+    MPI_Datatype whole;
+    MPI_Type_contiguous(static_cast<int>(buf.size()), MPI_LONG_LONG, &whole);
+    MPI_Type_commit(&whole);
+    MPI_Allreduce(MPI_IN_PLACE, buf.data(), 1, whole, minThenSumOp(), comm);
+    MPI_Type_free(&whole);
+  } else {
+    MPI_Allreduce(MPI_IN_PLACE, buf.data(), static_cast<int>(buf.size()), MPI_LONG_LONG, MPI_MIN, comm);
+  }
   if (v[0] != size) throwMessageOf(comm, static_cast<int>(v[0]), message_);
   reduced_.assign(v + 1, v + 1 + 2 * n);
   sums_.assign(v + 1 + 2 * n, v + 1 + 2 * n + s);

@@ -36,13 +36,20 @@ LocalCounts fromArray(const double* v) {
   return c;
 }
 
-// Sums the first half of the buffer and takes the max of the second: one reduction for both.
-void sumThenMax(void* in, void* inout, int* len, MPI_Datatype*) {
-  const double* a = static_cast<const double*>(in);
-  double* b = static_cast<double*>(inout);
-  const int half = *len / 2;
-  for (int t = 0; t < half; ++t) b[t] += a[t];
-  for (int t = half; t < *len; ++t) b[t] = std::max(a[t], b[t]);
+// Sums the first half of an element and takes the max of the second: one reduction for both. An
+// element is the whole buffer (a contiguous datatype, count 1): MPI may apply a user operation to
+// any part of a buffer of several elements (Open MPI 5's han collectives do), which would move
+// the half.
+void sumThenMax(void* in, void* inout, int* len, MPI_Datatype* type) {
+  int bytes = 0;
+  MPI_Type_size(*type, &bytes);
+  const int n = bytes / static_cast<int>(sizeof(double)), half = n / 2;
+  for (int e = 0; e < *len; ++e) {
+    const double* a = static_cast<const double*>(in) + static_cast<std::size_t>(e) * n;
+    double* b = static_cast<double*>(inout) + static_cast<std::size_t>(e) * n;
+    for (int t = 0; t < half; ++t) b[t] += a[t];
+    for (int t = half; t < n; ++t) b[t] = std::max(a[t], b[t]);
+  }
 }
 }  // namespace
 
@@ -52,7 +59,11 @@ GlobalCounts reduceCounts(const LocalCounts& mine, int lambda, MPI_Comm comm) {
   toArray(mine, v + kFields);
   MPI_Op op;
   MPI_Op_create(&sumThenMax, 1, &op);
-  MPI_Allreduce(MPI_IN_PLACE, v, 2 * kFields, MPI_DOUBLE, op, comm);
+  MPI_Datatype whole;
+  MPI_Type_contiguous(2 * kFields, MPI_DOUBLE, &whole);
+  MPI_Type_commit(&whole);
+  MPI_Allreduce(MPI_IN_PLACE, v, 1, whole, op, comm);
+  MPI_Type_free(&whole);
   MPI_Op_free(&op);
   GlobalCounts g;
   MPI_Comm_size(comm, &g.P);
