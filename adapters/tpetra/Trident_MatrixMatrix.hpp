@@ -2,17 +2,9 @@
 // Drop-in replacement for Tpetra::MatrixMatrix::Multiply: same arguments, same template
 // parameters, same result conventions. Switch by changing the namespace.
 //
-// Parameters (validated; unknown "trident: ..." keys are errors, other keys go to Tpetra):
-//   "trident: algorithm"        "trident" (default) | "summa" | "tpetra"
-//   "trident: ranks per group"  int, lambda; default = size of MPI_COMM_TYPE_SHARED groups
-//   "trident: permute"          "none" (default) | "random"
-//   "trident: permute seed"     int (default 12345)
-//   "trident: local kernel"     "gustavson" (default: sorted rows) | "kokkoskernels" | "reference"
-//   "trident: lookahead"        int >= 1, rounds of tiles in flight ahead of the multiply (default 2)
-//   "trident: grid"             "auto" (default) | "square" (near-square 2D) | "rows" (groups x 1)
-//   "trident: fetch"            "needed" (default: only the B rows A uses) | "whole" (whole slices)
-//   "trident: gi pacing"        "eager" (default) | "ready" (tiles go to a group once it finished the in phase)
-// The full list with documentation: getValidParameters() (Trident_MultiplyOptions.hpp).
+// Parameters: "trident: ..." keys are validated (an unknown key or a bad value is an error on
+// every rank); other keys go to Tpetra. getValidParameters() (Trident_MultiplyOptions.hpp) lists
+// every key with its default and meaning; the README's table is printed from it (trident-params).
 #include <string>
 #include <Teuchos_ParameterList.hpp>
 #include <Tpetra_CrsMatrix.hpp>

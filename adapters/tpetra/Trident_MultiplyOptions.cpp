@@ -5,15 +5,52 @@
 #include <trident/backend/Backend.hpp>
 #include <trident/core/Errors.hpp>
 #include <trident/local/LocalSpGEMM.hpp>
-#ifdef TRIDENT_HAVE_CUDA
-#include <trident/cuda/CudaDevice.hpp>
-#endif
 
 namespace Trident {
 namespace MatrixMatrix {
 
 namespace {
 const std::string kPrefix = "trident: ";
+
+// FNV-1a: equal names give equal values on every rank and platform.
+long long nameHash(const std::string& name) {
+  unsigned long long h = 1469598103934665603ull;
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  return static_cast<long long>(h >> 1);
+}
+
+template <class T>
+T valueOr(const Teuchos::ParameterList& given, const Teuchos::ParameterList& valid, const char* key) {
+  return given.isParameter(key) ? given.get<T>(key) : valid.get<T>(key);
+}
+}  // namespace
+
+// Validated values, with getValidParameters()'s defaults for what the caller left out: the
+// defaults are written once, there.
+void MultiplyOptions::readValues(const Teuchos::ParameterList& given, const Teuchos::ParameterList& valid) {
+  auto str = [&](const char* key) { return valueOr<std::string>(given, valid, key); };
+  auto num = [&](const char* key) { return valueOr<int>(given, valid, key); };
+  auto flag = [&](const char* key) { return valueOr<bool>(given, valid, key); };
+  const std::string algo = str("trident: algorithm");
+  algorithm = algo == "summa"     ? Algorithm::Summa
+              : algo == "tpetra"  ? Algorithm::Tpetra
+              : algo == "trident" ? Algorithm::Trident
+                                  : Algorithm::Auto;
+  ranks_per_group = num("trident: ranks per group");
+  permute = str("trident: permute") == "random";
+  seed = num("trident: permute seed");
+  local_kernel = str("trident: local kernel");
+  device = str("trident: device");
+  lookahead = num("trident: lookahead");
+  gi_pacing = str("trident: gi pacing") == "ready" ? GiPacing::Ready : GiPacing::Eager;
+  count_bytes = flag("trident: count bytes");
+  remember_auto_choice = flag("trident: auto: remember choice");
+  estimate_auto_choice = flag("trident: auto: estimate without counting");
+  const std::string g = str("trident: grid");
+  grid = g == "square" ? GridChoice::Square : g == "rows" ? GridChoice::Rows : GridChoice::Auto;
+  fetch = str("trident: fetch") == "whole" ? Fetch::Whole : Fetch::Needed;
+  const std::string sl = str("trident: slices");
+  slices = sl == "balanced" ? SliceChoice::Balanced : sl == "owners" ? SliceChoice::Owners : SliceChoice::Auto;
 }
 
 std::string toString(Algorithm a) {
@@ -129,61 +166,30 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
         error = "bad value for \"" + key + "\" (" + Teuchos::toString(e) + "); " + valid->getEntry(key).docString();
       }
     }
-    if (error.empty()) {
-      auto str = [&](const char* k, const char* def) {
-        return params->isParameter(k) ? params->get<std::string>(k) : std::string(def);
-      };
-      auto num = [&](const char* k, int def) { return params->isParameter(k) ? params->get<int>(k) : def; };
-      const std::string algo = str("trident: algorithm", "auto");
-      o.algorithm = algo == "summa"     ? Algorithm::Summa
-                    : algo == "tpetra"  ? Algorithm::Tpetra
-                    : algo == "trident" ? Algorithm::Trident
-                                        : Algorithm::Auto;
-      o.ranks_per_group = num("trident: ranks per group", 0);
-      o.permute = str("trident: permute", "none") == "random";
-      o.seed = num("trident: permute seed", 12345);
-      o.local_kernel = str("trident: local kernel", "gustavson");
-      o.device = str("trident: device", "host");
-      o.lookahead = num("trident: lookahead", 2);
-      o.gi_pacing = str("trident: gi pacing", "eager") == "ready" ? GiPacing::Ready : GiPacing::Eager;
-      o.count_bytes = params->isParameter("trident: count bytes") ? params->get<bool>("trident: count bytes") : true;
-      o.remember_auto_choice = params->isParameter("trident: auto: remember choice")
-                                   ? params->get<bool>("trident: auto: remember choice")
-                                   : true;
-      o.estimate_auto_choice = params->isParameter("trident: auto: estimate without counting")
-                                   ? params->get<bool>("trident: auto: estimate without counting")
-                                   : true;
-      const std::string g = str("trident: grid", "auto");
-      o.grid = g == "square" ? GridChoice::Square : g == "rows" ? GridChoice::Rows : GridChoice::Auto;
-      o.fetch = str("trident: fetch", "needed") == "whole" ? Fetch::Whole : Fetch::Needed;
-      const std::string sl = str("trident: slices", "auto");
-      o.slices = sl == "balanced" ? SliceChoice::Balanced : sl == "owners" ? SliceChoice::Owners : SliceChoice::Auto;
-    }
   }
+  if (error.empty()) o.readValues(params.is_null() ? Teuchos::ParameterList() : *params, *valid);
   check.failIf(!error.empty(), error);
   // As Tpetra's Multiply: C's global constants are computed unless the caller says otherwise.
   if (!o.tpetra_params->isParameter("compute global constants")) o.tpetra_params->set("compute global constants", true);
-  // Every rank must agree, or the ranks would disagree about the grid and deadlock.
-  int kernel = 0;
-  const auto names = localKernelNames();
-  for (std::size_t t = 0; t < names.size(); ++t)
-    if (names[t] == o.local_kernel) kernel = static_cast<int>(t);
+  // Every rank must agree, or the ranks would disagree about the grid and deadlock. Names are
+  // compared whole (by hash), so two ranks asking for different devices or kernels never pass.
   const long long v[] = {o.ranks_per_group, o.lookahead, static_cast<int>(o.algorithm), o.permute ? 1 : 0, o.seed,
-                         kernel, static_cast<int>(o.grid), static_cast<int>(o.fetch), static_cast<int>(o.slices),
-                         o.count_bytes ? 1 : 0, o.device == "host" ? 0 : 1, o.remember_auto_choice ? 1 : 0,
-                         static_cast<int>(o.gi_pacing), o.estimate_auto_choice ? 1 : 0};
+                         nameHash(o.local_kernel), static_cast<int>(o.grid), static_cast<int>(o.fetch),
+                         static_cast<int>(o.slices), o.count_bytes ? 1 : 0, nameHash(o.device),
+                         o.remember_auto_choice ? 1 : 0, static_cast<int>(o.gi_pacing),
+                         o.estimate_auto_choice ? 1 : 0};
   o.slots_ = sizeof(v) / sizeof(v[0]);
   for (std::size_t t = 0; t < o.slots_; ++t) {
     const std::size_t slot = check.contribute(v[t]);
     if (t == 0) o.first_slot_ = slot;
   }
-#ifdef TRIDENT_HAVE_CUDA
-  // The GPU kernel: refused on every rank, before any tile moves, where some rank has no GPU.
-  check.failIf(o.local_kernel == "cusparse" && cudaDeviceCount() == 0,
-               "\"trident: local kernel\" = \"cusparse\", but no CUDA device is visible on some rank");
-  check.failIf(o.device == "cuda" && cudaDeviceCount() == 0,
-               "\"trident: device\" = \"cuda\", but no CUDA device is visible on some rank");
-#endif
+  // A GPU kernel or backend: refused on every rank, before any tile moves, where some rank has no GPU.
+  if (error.empty()) {
+    check.failIf(!localKernelAvailable(o.local_kernel),
+                 "\"trident: local kernel\" = \"" + o.local_kernel + "\", but some rank cannot run it (no CUDA device is visible there)");
+    check.failIf(!backendAvailable(o.device),
+                 "\"trident: device\" = \"" + o.device + "\", but some rank cannot run it (no CUDA device is visible there)");
+  }
   return o;
 }
 

@@ -18,6 +18,8 @@ enum class Fetch { Needed, Whole };
 enum class SliceChoice { Auto, Balanced, Owners };
 enum class GiPacing { Eager, Ready };
 
+// The defaults here are getValidParameters()'s (test_options checks that they agree); parse()
+// takes them from there.
 struct MultiplyOptions {
   // "auto": the least time the cheap distributed estimate predicts (Trident_AutoAlgorithm).
   Algorithm algorithm = Algorithm::Auto;
@@ -53,8 +55,8 @@ struct MultiplyOptions {
   void requireAgreement(const CollectiveCheck& check) const;
 
  private:
+  void readValues(const Teuchos::ParameterList& given, const Teuchos::ParameterList& valid);
   std::size_t first_slot_ = 0, slots_ = 0;  // this parse's values in the CollectiveCheck
- public:
 };
 
 std::string toString(Algorithm a);

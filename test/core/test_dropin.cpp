@@ -2,6 +2,7 @@
 // asked, pattern reuse, parameter pass-through, stats and timers, a usable result; and every bad
 // input failing with a clear exception on every rank (never a hang: ctest's timeout guards it).
 #include <Teuchos_TimeMonitor.hpp>
+#include <sstream>
 #include <cstdlib>
 #include <TpetraExt_MatrixMatrix.hpp>
 #include <Tpetra_Core.hpp>
@@ -11,6 +12,7 @@
 #include "Trident_Generators.hpp"
 #include "Trident_MatrixMatrix.hpp"
 #include "common/TestUtils.hpp"
+#include <trident/algorithms/Algorithms.hpp>
 #include <trident/core/Errors.hpp>
 
 using namespace TridentTest;
@@ -27,7 +29,35 @@ Teuchos::RCP<Teuchos::ParameterList> tridentParams(int lambda) {
   return p;
 }
 
-// Runs f; the check passes when every rank threw Trident::InvalidInput whose text contains `needle`.
+std::string describe(const Trident::MatrixMatrix::MultiplyOptions& o) {
+  std::ostringstream s;
+  s << toString(o.algorithm) << " lambda=" << o.ranks_per_group << " permute=" << o.permute << " seed=" << o.seed
+    << " kernel=" << o.local_kernel << " device=" << o.device << " lookahead=" << o.lookahead
+    << " pacing=" << static_cast<int>(o.gi_pacing) << " grid=" << static_cast<int>(o.grid)
+    << " fetch=" << static_cast<int>(o.fetch) << " slices=" << static_cast<int>(o.slices)
+    << " count=" << o.count_bytes << " remember=" << o.remember_auto_choice
+    << " estimate=" << o.estimate_auto_choice;
+  return s.str();
+}
+
+// One list of defaults: the struct's, what parse gives for no parameters and for
+// getValidParameters() itself, and the core algorithms' kernel and lookahead all agree.
+void checkDefaultsAgree(MPI_Comm comm) {
+  using Trident::MatrixMatrix::MultiplyOptions;
+  const auto valid = Trident::MatrixMatrix::getValidParameters();
+  const std::string declared = describe(MultiplyOptions{});
+  const std::string parsedNone = describe(MultiplyOptions::parse(Teuchos::null, comm));
+  const std::string parsedValid =
+      describe(MultiplyOptions::parse(Teuchos::rcp(new Teuchos::ParameterList(*valid)), comm));
+  tally.check(declared == parsedNone, "MultiplyOptions' defaults == getValidParameters()'s",
+              declared + " vs " + parsedNone);
+  tally.check(parsedValid == parsedNone, "getValidParameters() parsed == no parameters", parsedValid);
+  const Trident::AlgorithmOptions core;
+  tally.check(core.local_kernel == valid->get<std::string>("trident: local kernel") &&
+                  core.lookahead == valid->get<int>("trident: lookahead") &&
+                  core.device == valid->get<std::string>("trident: device"),
+              "AlgorithmOptions' kernel, lookahead and device == getValidParameters()'s", core.local_kernel);
+}
 
 }  // namespace
 
@@ -324,6 +354,30 @@ int main(int argc, char** argv) {
     p->set("trident: algorithm", std::string(rank() == 0 ? "auto" : "trident"));
     Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "", p);
   });
+  if (P > 1) {
+    // Any two different names fail the agreement check, whatever the build knows of them
+    // ("cuda" is a bad value without CUDA, a missing GPU without one, a disagreement with one).
+    const std::vector<std::string> needles = {"\"trident: device\"", "same on every rank"};
+    bool all = true;
+    std::string msg = "did not throw";
+    try {
+      auto p = tridentParams(lambda);
+      p->set("trident: device", std::string(rank() == 0 ? "host" : "cuda"));
+      auto C = freshC();
+      Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "", p);
+    } catch (const Trident::InvalidInput& e) {
+      msg = e.what();
+      all = msg.find(needles[0]) != std::string::npos || msg.find(needles[1]) != std::string::npos;
+    }
+    tally.check(all && msg != "did not throw", "bad input: ranks ask for different devices", msg);
+    expectInvalidInput(tally, "ranks disagree on the local kernel", "same on every rank", [&] {
+      auto p = tridentParams(lambda);
+      p->set("trident: local kernel", std::string(rank() == 0 ? "gustavson" : "reference"));
+      auto C = freshC();
+      Trident::MatrixMatrix::Multiply(*A, false, *B, false, *C, true, "", p);
+    });
+  }
+  checkDefaultsAgree(MPI_COMM_WORLD);
   // After all those errors the library still works (no state left behind).
   {
     auto C = freshC();

@@ -31,7 +31,7 @@ namespace Trident {
 struct AlgorithmOptions {
   // The backend the overloads without one make ("host" or, in CUDA builds, "cuda") and its kernel.
   std::string device = "host";
-  std::string local_kernel = "kokkoskernels";
+  std::string local_kernel = "gustavson";
   int lookahead = 2;  // rounds of tiles in flight ahead of the one being multiplied
   // Trident: fetch only the rows of B's slices that the requesting group's A tile uses (true), or
   // whole slices as in the paper's volume model (false).

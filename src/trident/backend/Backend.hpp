@@ -55,5 +55,7 @@ std::unique_ptr<Backend> makeBackend(const std::string& device, const std::strin
 std::unique_ptr<Backend> makeHostBackend(const std::string& local_kernel);
 // The devices makeBackend knows in this build ("host", and "cuda" in CUDA builds).
 std::vector<std::string> backendDeviceNames();
+// Whether this rank can run the named backend now (false for "cuda" where it sees no GPU).
+bool backendAvailable(const std::string& device);
 
 }  // namespace Trident

@@ -7,6 +7,7 @@ namespace Trident {
 
 #ifdef TRIDENT_HAVE_CUDA
 std::unique_ptr<Backend> makeCudaBackend();  // src/trident/cuda/CudaBackend.cpp
+int cudaDeviceCount();                       // src/trident/cuda/CudaDevice.hpp
 #endif
 
 std::vector<std::string> backendDeviceNames() {
@@ -15,6 +16,13 @@ std::vector<std::string> backendDeviceNames() {
 #else
   return {"host"};
 #endif
+}
+
+bool backendAvailable(const std::string& device) {
+#ifdef TRIDENT_HAVE_CUDA
+  if (device == "cuda") return cudaDeviceCount() > 0;
+#endif
+  return device == "host";
 }
 
 std::unique_ptr<Backend> makeBackend(const std::string& device, const std::string& local_kernel) {

@@ -10,6 +10,7 @@ std::unique_ptr<LocalSpGEMM> makeGustavsonKernel();      // GustavsonSpGEMM.cpp
 std::unique_ptr<LocalSpGEMM> makeKokkosKernelsKernel();  // KokkosKernelsSpGEMM.cpp (Kokkos::Serial)
 #ifdef TRIDENT_HAVE_CUDA
 std::unique_ptr<LocalSpGEMM> makeCusparseKernel();  // src/trident/cuda; throws DeviceUnavailable without a GPU
+int cudaDeviceCount();                              // src/trident/cuda/CudaDevice.hpp
 #endif
 
 std::vector<std::string> localKernelNames() {
@@ -18,6 +19,15 @@ std::vector<std::string> localKernelNames() {
 #else
   return {"gustavson", "kokkoskernels", "reference"};
 #endif
+}
+
+bool localKernelAvailable(const std::string& name) {
+#ifdef TRIDENT_HAVE_CUDA
+  if (name == "cusparse") return cudaDeviceCount() > 0;
+#endif
+  for (const auto& known : localKernelNames())
+    if (known == name) return true;
+  return false;
 }
 
 std::unique_ptr<LocalSpGEMM> makeLocalSpGEMM(const std::string& name) {

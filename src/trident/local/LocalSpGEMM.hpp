@@ -82,6 +82,9 @@ class LocalSpGEMM {
 // "gustavson" | "kokkoskernels" | "reference". Throws on unknown names.
 std::unique_ptr<LocalSpGEMM> makeLocalSpGEMM(const std::string& name);
 std::vector<std::string> localKernelNames();
+// Whether this rank can run the named kernel now (false for "cusparse" where it sees no GPU, and
+// for names this build does not know).
+bool localKernelAvailable(const std::string& name);
 
 // Plain Gustavson with a dense accumulator; rows sorted. The serial reference.
 Csr referenceMultiply(const Csr& A, const Csr& B);
