@@ -20,6 +20,17 @@ if(NOT TARGET Trident::trilinos_deps)
   set_target_properties(trident_trilinos_deps PROPERTIES EXPORT_NAME trilinos_deps)
 endif()
 
+# The core's own: Teuchos and KokkosKernels without Tpetra.
+if(NOT TARGET Trident::core_deps)
+  add_library(trident_core_deps INTERFACE)
+  add_library(Trident::core_deps ALIAS trident_core_deps)
+  target_include_directories(trident_core_deps SYSTEM INTERFACE
+      ${KokkosKernels_INCLUDE_DIRS} ${KokkosKernels_TPL_INCLUDE_DIRS} ${Teuchos_INCLUDE_DIRS})
+  target_link_libraries(trident_core_deps INTERFACE
+      ${KokkosKernels_LIBRARIES} ${KokkosKernels_TPL_LIBRARIES} ${Teuchos_LIBRARIES} MPI::MPI_CXX)
+  set_target_properties(trident_core_deps PROPERTIES EXPORT_NAME core_deps)
+endif()
+
 if(TRIDENT_ENABLE_MUELU)
   find_package(MueLu QUIET)
   find_package(Belos QUIET)

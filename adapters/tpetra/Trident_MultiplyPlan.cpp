@@ -27,7 +27,7 @@
 #include <trident/partition/Redistribute.hpp>
 #include <trident/partition/ValueRoute.hpp>
 #include <trident/stats/PhaseTimer.hpp>
-#include <trident/transport/BigCount.hpp>
+#include <trident/core/BigCount.hpp>
 
 namespace Trident {
 namespace MatrixMatrix {

@@ -15,7 +15,7 @@
 #include <trident/stats/PhaseTimer.hpp>
 #include "Trident_TpetraComm.hpp"
 #include "Trident_TpetraConversion.hpp"
-#include <trident/transport/BigCount.hpp>
+#include <trident/core/BigCount.hpp>
 
 namespace Trident {
 namespace tpetra {

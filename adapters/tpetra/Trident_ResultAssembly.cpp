@@ -8,7 +8,7 @@
 #include <trident/core/Errors.hpp>
 #include <trident/core/HugePages.hpp>
 #include <trident/stats/PhaseTimer.hpp>
-#include <trident/transport/BigCount.hpp>
+#include <trident/core/BigCount.hpp>
 
 #include "Trident_OwnerImport.hpp"
 

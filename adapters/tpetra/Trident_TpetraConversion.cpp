@@ -7,7 +7,7 @@
 
 #include <trident/core/Errors.hpp>
 #include <trident/stats/PhaseTimer.hpp>
-#include <trident/transport/BigCount.hpp>
+#include <trident/core/BigCount.hpp>
 
 namespace Trident {
 namespace tpetra {

@@ -30,9 +30,9 @@
 
 #include "Trident_MCLRows.hpp"
 #include "Trident_MatrixMatrix.hpp"
-#include <trident/local/PrunedSpGEMM.hpp>
+#include "PrunedSpGEMM.hpp"
 #include <trident/stats/PhaseTimer.hpp>
-#include <trident/transport/BigCount.hpp>
+#include <trident/core/BigCount.hpp>
 #include "Trident_ProductCounts.hpp"
 #include "Trident_TpetraComm.hpp"
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <stdexcept>
 
-#include <trident/transport/BigCount.hpp>
+#include <trident/core/BigCount.hpp>
 
 namespace Trident {
 namespace mcl {

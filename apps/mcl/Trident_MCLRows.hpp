@@ -18,7 +18,7 @@
 #include <vector>
 
 #include <trident/local/Csr.hpp>
-#include <trident/local/PrunedSpGEMM.hpp>
+#include "PrunedSpGEMM.hpp"
 
 namespace Trident {
 namespace mcl {

@@ -16,6 +16,21 @@ others=$(ls -A "$prefix/include" | grep -vx trident || true)
 for h in trident/Trident_MatrixMatrix.hpp trident/Trident_MCL.hpp trident/core/Errors.hpp; do
   [ -f "$prefix/include/$h" ] || { echo "install_consumer: $h not installed"; exit 1; }
 done
+# Only public headers: each installed header's own includes are installed, internals are not.
+inc=$prefix/include
+for f in $(find "$inc" -name '*.hpp'); do
+  for h in $(sed -n 's/^#include ["<]\(trident\/[^">]*\|Trident_[^">]*\)[">].*/\1/p' "$f"); do
+    [ -f "$inc/$h" ] || [ -f "$inc/trident/$h" ] \
+      || { echo "install_consumer: ${f#$inc/} includes $h, which is not installed"; exit 1; }
+  done
+  for h in $(sed -n 's/^#include "\([^/"]*\.hpp\)".*/\1/p' "$f"); do
+    [ -f "$(dirname "$f")/$h" ] || [ -f "$inc/trident/$h" ] \
+      || { echo "install_consumer: ${f#$inc/} includes \"$h\", which is not installed"; exit 1; }
+  done
+done
+for internal in trident/transport/GiFetch.hpp trident/Trident_AutoAlgorithm.hpp trident/planner/Estimate.hpp; do
+  [ ! -e "$inc/$internal" ] || { echo "install_consumer: internal header $internal installed"; exit 1; }
+done
 quiet cmake -S "$src/consumer" -B "$work/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release
 # The installed package says whether the GPU backend is in, as the build was configured.
 cuda=$(sed -n 's/^TRIDENT_ENABLE_CUDA:BOOL=//p' "$build/CMakeCache.txt")

@@ -29,7 +29,7 @@
 #include "Trident_MCL.hpp"
 #include "Trident_MatrixMarket.hpp"
 #include <trident/local/LocalSpGEMM.hpp>
-#include <trident/local/PrunedSpGEMM.hpp>
+#include "PrunedSpGEMM.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include "trident/algorithms/RoundAccumulator.hpp"
 #include "trident/local/LocalSpGEMM.hpp"
 #include "trident/stats/PhaseTimer.hpp"
-#include "trident/transport/BigCount.hpp"
+#include "trident/core/BigCount.hpp"
 #include "trident/transport/NnzTable.hpp"
 #include "trident/transport/TileMetadata.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "trident/core/Errors.hpp"
-#include "trident/transport/BigCount.hpp"
+#include "trident/core/BigCount.hpp"
 
 namespace Trident {
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "trident/transport/BigCount.hpp"
+#include "trident/core/BigCount.hpp"
 
 namespace Trident {
 

@@ -8,7 +8,7 @@
 
 #include "trident/core/Abort.hpp"
 
-#include "trident/transport/BigCount.hpp"
+#include "trident/core/BigCount.hpp"
 
 namespace Trident {
 

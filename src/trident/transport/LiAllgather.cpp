@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "trident/transport/BigCount.hpp"
+#include "trident/core/BigCount.hpp"
 #include "trident/transport/LiRowExchange.hpp"
 
 namespace Trident {

@@ -10,7 +10,7 @@
 
 #include "trident/core/Abort.hpp"
 #include "trident/core/Bits.hpp"
-#include "trident/transport/BigCount.hpp"
+#include "trident/core/BigCount.hpp"
 
 namespace Trident {
 

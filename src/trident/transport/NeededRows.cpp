@@ -4,7 +4,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "trident/transport/BigCount.hpp"
+#include "trident/core/BigCount.hpp"
 
 namespace Trident {
 

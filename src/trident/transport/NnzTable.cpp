@@ -1,6 +1,6 @@
 #include "trident/transport/NnzTable.hpp"
 
-#include "trident/transport/BigCount.hpp"
+#include "trident/core/BigCount.hpp"
 
 namespace Trident {
 

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "trident/transport/BigCount.hpp"
+#include "trident/core/BigCount.hpp"
 
 namespace Trident {
 

@@ -1,4 +1,4 @@
-#include "trident/transport/BigCount.hpp"
+#include "trident/core/BigCount.hpp"
 
 #include <algorithm>
 #include <climits>

@@ -1,4 +1,4 @@
-#include "trident/local/PrunedSpGEMM.hpp"
+#include "PrunedSpGEMM.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -8,7 +8,7 @@
 #endif
 
 #include "trident/local/RangeAccumulator.hpp"
-#include "trident/local/ScaledRowAdd.hpp"
+#include "ScaledRowAdd.hpp"
 #include "trident/local/SortedRowAccumulator.hpp"
 
 namespace Trident {
