@@ -1,4 +1,4 @@
-// Unit test of the 64-bit-count MPI layer (trident/transport/BigCount.hpp): chunked
+// Unit test of the 64-bit-count MPI layer (trident/core/BigCount.hpp): chunked
 // point-to-point, alltoallv, allgatherv, gatherv, bcast and allreduce against data every rank can
 // compute, with zero-length and uneven counts. Run it with TRIDENT_MPI_CHUNK_LIMIT=7 so that
 // every transfer above 7 elements is split into chunks (the test checks the limit took effect
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "common/TestUtils.hpp"
-#include "trident/transport/BigCount.hpp"
+#include "trident/core/BigCount.hpp"
 
 using namespace Trident;
 using TridentTest::Tally;
