@@ -16,7 +16,7 @@
 # auto itself costs, apart from whether its choice was the fastest.
 # Why separate processes: in one process the algorithms run before leave the heap and the
 # huge pages in a state the next one inherits; cit-HepTh's kernel under auto ran 1.3x trident's
-# identical plan in five-algorithm runs and 1.0x alone (docs/benchmarks.md, eighteenth session).
+# identical plan in five-algorithm runs and 1.0x alone (docs/design.md, the automatic choice).
 # Environment: TRIDENT_BUILD_DIR (default build/), TRIDENT_MATRIX_DIR, TRIDENT_MPI_BIND (below).
 # Logs go next to the CSV.
 set -euo pipefail

@@ -7,7 +7,7 @@
 # moved a whole process by up to 1.4x for all its trials: hep-th's A*A at P = 4 through Trident
 # took 0.0049-0.0071 s between processes unbound, 0.0048-0.0051 bound (either layout: partners on
 # one core or on two); a 9-round table then gave auto / its own plan 1.13-1.26 unbound and
-# 0.97-1.03 bound (docs/benchmarks.md, nineteenth session). TRIDENT_MPI_BIND=none: unbound.
+# 0.97-1.03 bound (docs/benchmarks.md). TRIDENT_MPI_BIND=none: unbound.
 # Where binding is refused (a container whose cpuset hwloc cannot bind to), one probe run finds
 # it and the ranks run unbound, with a note on stderr.
 if [ "${TRIDENT_MPI_BIND:-core}" = none ]; then

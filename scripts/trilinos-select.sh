@@ -3,7 +3,7 @@
 #   13 (default)  Debian 12's Trilinos 13.2, installed on this machine by setup.sh; builds in build/
 #   16            Debian unstable's Trilinos 16.1, in the root that scripts/trilinos-root.sh makes
 #                 and keeps; the calling script runs again inside it; builds in build-16/
-# With a Trilinos of your own (spack, modules), configure directly instead (README).
+# With a Trilinos of your own (spack, modules), configure directly instead (docs/install.md).
 trilinos=${TRIDENT_TRILINOS:-13}
 case $trilinos in
   13) build_suffix= ;;

@@ -37,7 +37,7 @@ struct Options {
   double loop_scale = -1.0;      // -c f: multiply loop weights by f (< 0: not set)
   int max_iter = 10000;          // -L / --max-iter
   double chaos_limit = 1e-4;     // mcl's convergence bound on the chaos
-  bool float_values = true;      // store values in single precision like mcl (see README)
+  bool float_values = true;      // store values in single precision like mcl (see docs/mcl.md)
 
   // --- distribution and expansion ---
   // "fused" (default): whole rows per rank, expansion and pruning in one pass, the iterand kept as

@@ -1,6 +1,6 @@
 // trident-mcl: Markov clustering of a Matrix Market graph with Trident's distributed SpGEMM.
-// Options follow mcl's where the meaning is the same; see README.md, "trident-mcl: Markov
-// clustering on Trident" ("Parameter mapping to mcl").
+// Options follow mcl's where the meaning is the same; see docs/mcl.md, "Parameter mapping
+// to mcl".
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

@@ -4,7 +4,7 @@
 // the matrix the file describes or Trident::InvalidInput with the same message on every rank.
 //
 // What the file describes comes from an independent reference reader (Oracle below): a plain
-// token-based reading of the rules the README states. It decides valid/invalid and the entries;
+// token-based reading of the rules the reader follows (Trident_MatrixMarket.hpp). It decides valid/invalid and the entries;
 // the reader under test must agree on every case.
 #include "Trident_MatrixMarket.hpp"
 #include "common/TestUtils.hpp"

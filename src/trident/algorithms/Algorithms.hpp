@@ -43,7 +43,7 @@ struct AlgorithmOptions {
   // in phase (GiFetch's ready gating). False (default): tiles go out as soon as the sender's in
   // phase is done; the in phase's own Gi messages are ahead of every tile anyway (TileMetadata's
   // one round), and the gate only idles the link while the slowest rank ends its in phase
-  // (docs/benchmarks.md, fifteenth and sixteenth sessions). Kept for measurement.
+  // (docs/design.md, pacing and overlap). Kept for measurement.
   bool gi_ready_gating = false;
 };
 

@@ -4,7 +4,7 @@
 // to the kernel (trims it) and then faults it in again, 4 KiB at a time, on the next call. On a
 // VM whose page fault costs ~11 us that was half of a small product's time: pubmed's square at
 // P = 4 (lambda = 2) took ~1,250 faults and 12 brk calls per call on three of four ranks, 0.057 s,
-// and 0.026 s with none (docs/benchmarks.md, seventeenth session). PETSc's MatMatMult, measured
+// and 0.026 s with none (docs/design.md, assembly of C). PETSc's MatMatMult, measured
 // the same way, faulted nothing per call.
 //
 // So the first plan a process builds asks glibc to keep a pad of freed memory at the top of the

@@ -3,8 +3,8 @@
 // writing time in page faults: 4 KiB at a time, each zeroed and charged separately by the kernel,
 // and inside a virtual machine each one also exits to the hypervisor. Asking for transparent huge
 // pages on such a fresh, still untouched range makes that 512x fewer faults: on as-caida at P = 1
-// the local phase went from 0.65-0.78 s to 0.46 s on a bare 2-core machine (fourth session), and
-// from 1.04-1.08 s to 0.13 s on a VM whose 4 KiB fault costs ~11 us (sixteenth session).
+// the local phase went from 0.65-0.78 s to 0.46 s on a bare 2-core machine, and
+// from 1.04-1.08 s to 0.13 s on a VM whose 4 KiB fault costs ~11 us.
 //
 // The risk is the kernel's compaction: under Debian's default THP settings ("madvise" for both
 // enabled and defrag) a fault in an advised range with no free 2 MiB block at hand waits for the

@@ -44,7 +44,7 @@ struct MachineModel {
   // rise together); set to Trident's rate, since its kernel does the same multiply-adds: on
   // bcsstk13's A*A (12 multiply-adds per entry of C) Tpetra took 1.5-1.7x Trident's time in
   // separate processes while the fitted terms predicted a tie, and with this rate the model's
-  // choice is unchanged on the 29 products of the fit (docs/benchmarks.md, eighteenth session).
+  // choice is unchanged on the 29 products of the fit (docs/design.md, the machine model).
   double tpetra_rate = 1.4e9;
   double trident_entry_cost = 9.5e-8;  // s per entry of A and B a rank moves into Trident's tiles
   double summa_entry_cost = 1.3e-7;    // the same for SUMMA's blocks
@@ -52,7 +52,7 @@ struct MachineModel {
   double trident_c_cost = 3.9e-8;       // s per entry of C (kernel output, assembly, fill-complete), Trident
   // The same with owner slices (the kernel writes C's final arrays, nothing is moved or placed):
   // not in the fit above; set to the ratios measured with both cuts side by side (P = 4, lambda =
-  // 2, docs/benchmarks.md, eleventh session): owners / balanced time 0.63-0.72 on as-caida, whose
+  // 2, docs/design.md, partitioning): owners / balanced time 0.63-0.72 on as-caida, whose
   // time is C's and whose owner cuts are balanced (1.02), and 0.81-0.85 on ca-CondMat and
   // bcsstk13, whose owner cuts carry 1.43x and 1.55x the average work: about 0.6x per entry.
   double trident_owner_c_cost = 2.3e-8;

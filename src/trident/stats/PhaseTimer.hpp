@@ -8,7 +8,7 @@
 // multiply / accumulate / redistribute out > ...). Sub-phases held in an RCP<TimeMonitor> must
 // drop the old monitor before starting the next (`m = null; m = rcp(new ...)`): a monitor
 // stopped while a later one still runs makes TimeMonitor drop the StackedTimer. The names are
-// dashboard keys (README, "Timers and performance tests"): keep them stable.
+// dashboard keys (docs/testing.md, "Timers"): keep them stable.
 #include <mpi.h>
 #include <Teuchos_TimeMonitor.hpp>
 #include <string>

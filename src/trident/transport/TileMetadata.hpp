@@ -14,7 +14,7 @@
 // emulated cluster, an HPC fabric under load) the in phase's few kB no longer wait behind
 // megabytes of tiles that faster ranks already stream, as they did when the Gi part was an
 // Allreduce and then an Allgather(v) whose later steps left only after some ranks had started
-// their loop (docs/benchmarks.md, sixteenth session). One round also pays the Gi latency once,
+// their loop (docs/design.md, transport). One round also pays the Gi latency once,
 // where the collectives' recursive steps paid it log2(groups) times or more.
 #include <mpi.h>
 #include <memory>
