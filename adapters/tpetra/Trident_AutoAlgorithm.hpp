@@ -36,8 +36,9 @@ struct AutoInputs {
   bool transposed_a_on_b_rows = false;  // after agree(): op(A) = A^T with A's rows laid out as B's
   std::optional<bool> a_import_serves;  // set by the caller when known (Trident_MapSameness.hpp)
   // Set by the caller from the options: Trident may cut its tiles at the owners' rows (no
-  // relabeling, "trident: slices" not "balanced"), and the G x 1 grid is asked for.
-  bool owner_slices_allowed = false, rows_grid = false;
+  // relabeling, "trident: slices" not "balanced"), and the G x 1 grid may be taken ("trident:
+  // grid" not "square"). The choice then says which slices it predicted; the plan builds those.
+  bool owner_slices_allowed = false, rows_grid_allowed = false;
   std::size_t model_slot = 0, rows_slot = 0;
   // The bound that may settle the choice without counting (A*B, no transposes; chooseAlgorithm):
   // each rank's LocalBoundInputs reduced to the busiest rank's upper and the lightest rank's
@@ -115,23 +116,29 @@ struct AutoInputs {
 // the groups, the grid and the slices.
 std::uint64_t rememberContext(const MultiplyOptions& o);
 
-// Collective (one import of B's row lengths and sketches, one allreduce). Returns the chosen
-// algorithm (never Auto) and fills stats' auto_chosen, predicted_* and auto_reason. When it
-// chooses Tpetra from exact counts, tpetra_counts (optional) receives Tpetra's import bytes
-// received and sent (by link) and multiply-adds, as the drop-in accounts them, and *counted is
-// set: the plan need not count them again. When it counted A*B (no transposes), row_work
-// (optional) receives each local row of A's multiply-adds, which the plan's balance needs too
-// (it would otherwise import B's row lengths a second time), and *rows_counted (optional) is set
-// (the same on every rank); otherwise row_work is left empty and *rows_counted false.
-// A choice agreed from memory (in.remembered) returns at once, with its stats; a counted one is
-// remembered when in.memory_context is set.
+// What "auto" decided: the algorithm (never Auto) and, for Trident, the slices its prediction is
+// for, which the plan builds exactly (owner slices with the G x 1 grid, else balanced slices).
+struct AutoChoice {
+  Algorithm algorithm = Algorithm::Tpetra;
+  bool owner_slices = false;
+  // Tpetra chosen from exact counts: its import's bytes received and sent (by link) and
+  // multiply-adds, as the drop-in accounts them, so that the plan need not count them again.
+  std::optional<MultiplyStats> tpetra_counts;
+  // A*B (no transposes) counted: each local row of A's multiply-adds, which the plan's balance
+  // needs too (it would otherwise import B's row lengths a second time). Set on every rank or none.
+  std::optional<std::vector<std::int64_t>> row_work;
+};
+
+// Collective where it counts (one import of B's row lengths and sketches, one allreduce); the
+// steps in order: a choice every rank remembered; Tpetra's time bounded from above (settles most
+// small products); the estimate without counting; the bound tightened by the unions of B's local
+// rows; exact counts. Fills stats' auto_chosen, auto_path, predicted_* and auto_reason; every
+// choice is remembered when in.memory_context is set.
 // topology: the groups (formed on first call, collectively), asked only when the bound does not
 // settle the choice: Tpetra's Multiply needs none.
-Algorithm chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
-                          MPI_Comm comm, const std::function<const Topology&()>& topology, const AutoInputs& in,
-                          MultiplyStats& stats,
-                          MultiplyStats* tpetra_counts = nullptr, bool* counted = nullptr,
-                          std::vector<std::int64_t>* row_work = nullptr, bool* rows_counted = nullptr);
+AutoChoice chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
+                           MPI_Comm comm, const std::function<const Topology&()>& topology, const AutoInputs& in,
+                           MultiplyStats& stats);
 
 }  // namespace MatrixMatrix
 }  // namespace Trident

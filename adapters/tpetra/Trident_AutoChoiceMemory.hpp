@@ -29,6 +29,7 @@ namespace MatrixMatrix {
 
 struct RememberedChoice {
   Algorithm algorithm = Algorithm::Auto;
+  bool owner_slices = false;  // Trident: the slices the prediction was for
   double predicted_time = 0;
   std::uint64_t predicted_gi_bytes_recv = 0, predicted_li_bytes_recv = 0;
   std::string reason;

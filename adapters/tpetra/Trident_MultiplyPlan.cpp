@@ -365,16 +365,27 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
     p.rememberPatterns(A, B, aZeros);
   }
   if (chooses) {
-    bool rowsCounted = false;
     autoIn.agree(check);
     autoIn.a_import_serves = p.aImportServes;
     autoIn.owner_slices_allowed = !p.opt.permute && p.opt.slices != SliceChoice::Balanced;
-    autoIn.rows_grid = p.opt.grid == GridChoice::Rows ||
-                       (p.opt.grid == GridChoice::Auto && p.opt.slices == SliceChoice::Owners);
-    p.opt.algorithm = chooseAlgorithm(A, transposeA, B, transposeB, p.world, [&p]() -> const Topology& { return p.topology(); },
-                                      autoIn, p.stats, &p.tpetraCounts, &p.tpetraCounted, &p.autoRowWork, &rowsCounted);
+    autoIn.rows_grid_allowed = p.opt.grid != GridChoice::Square;
+    AutoChoice choice = chooseAlgorithm(A, transposeA, B, transposeB, p.world,
+                                        [&p]() -> const Topology& { return p.topology(); }, autoIn, p.stats);
+    p.opt.algorithm = choice.algorithm;
+    // The plan builds the layout the prediction is for.
+    if (choice.algorithm == Algorithm::Trident) {
+      p.opt.slices = choice.owner_slices ? SliceChoice::Owners : SliceChoice::Balanced;
+      if (choice.owner_slices) p.opt.grid = GridChoice::Rows;
+    }
+    if (choice.tpetra_counts) {
+      p.tpetraCounts = *choice.tpetra_counts;
+      p.tpetraCounted = true;
+    }
     // A remembered choice or one settled without counting (agreed on every rank) counted no rows.
-    p.autoCountedRows = rowsCounted && p.opt.algorithm != Algorithm::Tpetra;
+    if (choice.row_work && p.opt.algorithm != Algorithm::Tpetra) {
+      p.autoRowWork = std::move(*choice.row_work);
+      p.autoCountedRows = true;
+    }
   }
   p.stats.algorithm = toString(p.opt.algorithm);
   MPI_Comm_size(p.world, &p.stats.P);

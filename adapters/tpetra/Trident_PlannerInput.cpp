@@ -608,8 +608,8 @@ LocalEstimateInputs localEstimateInputs(const crs_matrix_type& A, const crs_matr
   return e;
 }
 
-bool ownerSlicesPossible(const Topology& topo, bool allowed, bool rows_grid) {
-  return allowed && (rows_grid || TileGrid::forUnits(topo.groups()).cols == 1) && topo.groups_consecutive();
+bool ownerSlicesPossible(const Topology& topo, bool allowed, bool rows_grid_allowed) {
+  return allowed && (rows_grid_allowed || TileGrid::forUnits(topo.groups()).cols == 1) && topo.groups_consecutive();
 }
 
 planner::LocalCounts localCountsTransposedA(const crs_matrix_type& A, const crs_matrix_type& B) {

@@ -49,11 +49,12 @@ planner::LocalCounts localCounts(const crs_matrix_type& A, const crs_matrix_type
 // transpose's rows; not counted). Not collective.
 planner::LocalCounts localCountsTransposedA(const crs_matrix_type& A, const crs_matrix_type& B);
 
-// Whether Trident would cut its tiles at the 1D owners' rows when balance allows
-// (planner::GlobalCounts::owner_slices_possible), as the plan's ownerCuts decides: allowed by the
-// options (no relabeling, "trident: slices" not "balanced"), the G x 1 grid (asked for by
-// `rows_grid`, or the only grid the groups make) and groups of consecutive world ranks.
-bool ownerSlicesPossible(const Topology& topo, bool allowed, bool rows_grid);
+// Whether Trident can cut its tiles at the 1D owners' rows when balance allows
+// (planner::GlobalCounts::owner_slices_possible): allowed by the options (no relabeling,
+// "trident: slices" not "balanced"), the G x 1 grid allowed (`rows_grid_allowed`: "trident: grid"
+// not "square", or the only grid the groups make) and groups of consecutive world ranks. When
+// "auto" then predicts owner slices, the plan builds them with the G x 1 grid.
+bool ownerSlicesPossible(const Topology& topo, bool allowed, bool rows_grid_allowed);
 
 // What a rank knows of A*B (no transposes) without any communication, when B's rows are laid out
 // as A's domain here (ok): the multiply-adds of A's entries at columns it owns (exact; stored

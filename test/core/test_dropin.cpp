@@ -159,7 +159,8 @@ int main(int argc, char** argv) {
       Trident::MatrixMatrix::Multiply(X, false, *G, false, *C, true, "remember", p);
       return std::make_pair(Trident::MatrixMatrix::lastStats(), gather(*C));
     };
-    auto remembered = [](const Trident::MultiplyStats& s) { return s.auto_reason.find("remembered") != std::string::npos; };
+    using Trident::AutoPath;
+    auto remembered = [](const Trident::MultiplyStats& s) { return s.auto_path == AutoPath::Remembered; };
     // The small product above, settled by the bound, twice: the second call reuses the choice.
     {
       Trident::MultiplyStats bounded[2];
@@ -169,8 +170,7 @@ int main(int argc, char** argv) {
         s = Trident::MatrixMatrix::lastStats();
         tally.check(sameMatrix(expected, gather(*C), why), "bound-settled auto multiply == Tpetra", why);
       }
-      const bool byBound = bounded[0].auto_reason.find("bounded without counting") != std::string::npos ||
-                           bounded[0].auto_reason.find("not worth counting") != std::string::npos;
+      const bool byBound = bounded[0].auto_path == AutoPath::Bound || bounded[0].auto_path == AutoPath::Unions;
       tally.check(byBound && !remembered(bounded[0]) && remembered(bounded[1]) && bounded[1].algorithm == bounded[0].algorithm,
                   "a choice the bound settled is remembered", bounded[0].auto_reason + " | " + bounded[1].auto_reason);
     }
@@ -180,8 +180,7 @@ int main(int argc, char** argv) {
     counting->set("trident: auto: estimate without counting", false);
     const auto byEstimate = run(*G, Teuchos::null);
     const auto byEstimateAgain = run(*G, Teuchos::null);
-    tally.check(byEstimate.first.auto_reason.find("estimated without counting") != std::string::npos &&
-                    !remembered(byEstimate.first) && remembered(byEstimateAgain.first) &&
+    tally.check(byEstimate.first.auto_path == AutoPath::Estimate && !remembered(byEstimate.first) && remembered(byEstimateAgain.first) &&
                     byEstimateAgain.first.algorithm == byEstimate.first.algorithm &&
                     byEstimateAgain.first.predicted_time == byEstimate.first.predicted_time,
                 "a choice estimated without counting is remembered", byEstimateAgain.first.auto_reason);
@@ -198,8 +197,7 @@ int main(int argc, char** argv) {
       if (rank() == 0) Trident::MatrixMatrix::forgetRememberedChoices();
       const int before = rounds();
       const auto partly = run(*G, Teuchos::null);
-      tally.check(rounds() > before && !remembered(partly.first) &&
-                      partly.first.auto_reason.find("estimated without counting") != std::string::npos &&
+      tally.check(rounds() > before && partly.first.auto_path == AutoPath::Estimate &&
                       partly.first.algorithm == byEstimate.first.algorithm && sameOnAllRanks(partly.first.auto_reason),
                   "remembered on some ranks only: the skipped bound and estimate are filled in, the estimate decides",
                   partly.first.auto_reason);
@@ -223,17 +221,14 @@ int main(int argc, char** argv) {
       auto C = Teuchos::rcp(new crs_matrix_type(H->getRowMap(), 0));
       Trident::MatrixMatrix::Multiply(*H, false, *H, false, *C, true, "skewed", off);
       const auto s = Trident::MatrixMatrix::lastStats();
-      tally.check(rounds() == before + 1 && s.auto_reason.find("bounded without counting") == std::string::npos &&
-                      s.auto_reason.find("not worth counting") == std::string::npos && sameOnAllRanks(s.auto_reason),
+      tally.check(rounds() == before + 1 && (s.auto_path == AutoPath::Estimate || s.auto_path == AutoPath::Counted) &&
+                      sameOnAllRanks(s.auto_reason),
                   "estimate skipped where a rank's own bound settles it: made in a second round, the same choice everywhere",
                   s.algorithm + ": " + s.auto_reason);
       tally.check(sameMatrix(gather(*Ch), gather(*C), why), "skewed rows, auto: C == Tpetra", why);
     }
     const auto first = run(*G, counting);
-    const bool wasCounted = first.first.auto_reason.find("bounded without counting") == std::string::npos &&
-                            first.first.auto_reason.find("not worth counting") == std::string::npos &&
-                            first.first.auto_reason.find("estimated without counting") == std::string::npos;
-    tally.check(wasCounted && !remembered(first.first), "a first call counts", first.first.auto_reason);
+    tally.check(first.first.auto_path == AutoPath::Counted, "a first call counts", first.first.auto_reason);
     const auto second = run(*G, counting);
     tally.check(remembered(second.first) && second.first.algorithm == first.first.algorithm &&
                     second.first.auto_reason.find("chose " + second.first.algorithm) == 0 &&

@@ -91,14 +91,13 @@ int main(int argc, char** argv) {
   const Trident::MultiplyStats s = Trident::MatrixMatrix::lastStats();
   const auto topo = Trident::cachedTopology(world(), lam);
   pl::GlobalCounts all = pl::reduceCounts(Trident::tpetra::localCounts(*A, *A, *topo), lam, world());
-  all.owner_slices_possible = Trident::tpetra::ownerSlicesPossible(*topo, true, false);  // the defaults
+  all.owner_slices_possible = Trident::tpetra::ownerSlicesPossible(*topo, true, true);  // the defaults
   const std::vector<pl::Estimate> est = pl::estimateAll(all, back);
   int best = 0;
   for (int a = 1; a < 3; ++a)
     if (est[a].time_s < est[best].time_s) best = a;
-  const bool bounded = s.auto_reason.find("bounded without counting") != std::string::npos ||
-                       s.auto_reason.find("not worth counting") != std::string::npos;  // settled without counting
-  if (s.auto_reason.find("estimated without counting") != std::string::npos) {
+  const bool bounded = s.auto_path == Trident::AutoPath::Bound || s.auto_path == Trident::AutoPath::Unions;
+  if (s.auto_path == Trident::AutoPath::Estimate) {
     // Decided by the estimate from the owned columns: close to the counted choice.
     int ran = 0;
     for (int a = 0; a < 3; ++a)

@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
                         std::to_string(mine.tpetra_gi_bytes) + " vs " + std::to_string(tp.gi_recv[me]));
         pl::GlobalCounts all = pl::reduceCounts(mine, lam, world());
         // The drop-in's defaults: no relabeling, slices and grid "auto".
-        all.owner_slices_possible = Trident::tpetra::ownerSlicesPossible(*topo, true, false);
+        all.owner_slices_possible = Trident::tpetra::ownerSlicesPossible(*topo, true, true);
         const std::vector<pl::Estimate> est = pl::estimateAll(all, pl::MachineModel());
         int best = 0;
         for (int a = 1; a < 3; ++a)
@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
         // Decided by the estimate without counting (from the owned columns): the least time of
         // that estimate, which must be close to the counted one's: the counted estimate of what
         // ran within kDecisive (1.25x) of the counted least.
-        const bool estimated = s.auto_reason.find("estimated without counting") != std::string::npos;
+        const bool estimated = s.auto_path == Trident::AutoPath::Estimate;
         int ran = 0;
         for (int a = 0; a < 3; ++a)
           if (est[a].algo == s.algorithm) ran = a;
@@ -198,7 +198,7 @@ int main(int argc, char** argv) {
           Trident::MatrixMatrix::Multiply(*A, false, *A, false, *C2, true, "", params);
           unsetenv("TRIDENT_AUTO_COUNT");
           const Trident::MultiplyStats s2 = Trident::MatrixMatrix::lastStats();
-          tally.check(s2.auto_reason.find("bounded") == std::string::npos && s2.algorithm == est[best].algo &&
+          tally.check(s2.auto_path == Trident::AutoPath::Counted && s2.algorithm == est[best].algo &&
                           s2.predicted_time == est[best].time_s,
                       what + ": TRIDENT_AUTO_COUNT=1 counts and takes the least counted estimate", s2.auto_reason);
         }

@@ -6,6 +6,18 @@
 
 namespace Trident {
 
+const char* toString(AutoPath path) {
+  switch (path) {
+    case AutoPath::NotAuto: return "not auto";
+    case AutoPath::Remembered: return "remembered";
+    case AutoPath::Bound: return "bound";
+    case AutoPath::Estimate: return "estimate";
+    case AutoPath::Unions: return "bound by unions";
+    case AutoPath::Counted: return "counted";
+  }
+  return "?";
+}
+
 Teuchos::RCP<Teuchos::Time> phaseTimer(const std::string& name) {
   static std::map<std::string, Teuchos::RCP<Teuchos::Time>> timers;
   auto it = timers.find(name);

@@ -20,6 +20,13 @@ struct PhaseTimes {
   double total = 0;             // wall time of the whole multiply on this rank
 };
 
+// Which step of "trident: algorithm" = "auto" made the choice (docs/design.md, the automatic
+// choice): a choice remembered from an earlier call on the same operands, Tpetra's time bounded
+// from above, the estimate without counting, the bound tightened by the unions of B's local rows,
+// or exact counts.
+enum class AutoPath { NotAuto, Remembered, Bound, Estimate, Unions, Counted };
+const char* toString(AutoPath path);
+
 struct MultiplyStats {
   std::string algorithm;        // "trident", "summa", "tpetra"
   int P = 1;                    // ranks
@@ -42,6 +49,10 @@ struct MultiplyStats {
   // "trident: algorithm" = "auto": the planner chose `algorithm`; its predicted time (max over
   // ranks, s) and this rank's predicted Gi/Li bytes received, beside the measured ones above.
   bool auto_chosen = false;
+  AutoPath auto_path = AutoPath::NotAuto;
+  // The layout the prediction is for, which the plan then builds: Trident's slices at the 1D
+  // owners' rows (with the G x 1 grid), else balanced slices.
+  bool predicted_owner_slices = false;
   double predicted_time = 0;
   std::uint64_t predicted_gi_bytes_recv = 0, predicted_li_bytes_recv = 0;
   // "auto": each algorithm's predicted time with the model's terms (fixed, kernel, entries, links),
