@@ -167,46 +167,62 @@ struct Interpretation {
   long long overlap = 0, missing = 0;
 };
 
-Interpretation interpret(GO_ n, const std::vector<GO_>& src, const std::vector<GO_>& dst) {
-  // Out-adjacency (CSR) of the DAG: i -> j for every entry j kept in column i of the limit.
-  std::vector<GO_> ptr(n + 1, 0);
-  for (GO_ s : src) ptr[s + 1]++;
-  for (GO_ i = 0; i < n; ++i) ptr[i + 1] += ptr[i];
-  std::vector<GO_> adj(src.size());
-  {
-    std::vector<GO_> fill(ptr.begin(), ptr.end() - 1);
-    for (std::size_t e = 0; e < src.size(); ++e) adj[fill[src[e]]++] = dst[e];
-  }
-  for (GO_ i = 0; i < n; ++i) std::sort(adj.begin() + ptr[i], adj.begin() + ptr[i + 1]);
+// Out-adjacency (CSR) of the DAG: i -> j for every entry j kept in column i of the limit, each
+// node's targets ascending.
+struct Dag {
+  std::vector<GO_> ptr, adj;
+  GO_ begin(GO_ i) const { return ptr[i]; }
+  GO_ end(GO_ i) const { return ptr[i + 1]; }
+};
 
+Dag buildDag(GO_ n, const std::vector<GO_>& src, const std::vector<GO_>& dst) {
+  Dag g;
+  g.ptr.assign(n + 1, 0);
+  for (GO_ s : src) g.ptr[s + 1]++;
+  for (GO_ i = 0; i < n; ++i) g.ptr[i + 1] += g.ptr[i];
+  g.adj.resize(src.size());
+  {
+    std::vector<GO_> fill(g.ptr.begin(), g.ptr.end() - 1);
+    for (std::size_t e = 0; e < src.size(); ++e) g.adj[fill[src[e]]++] = dst[e];
+  }
+  for (GO_ i = 0; i < n; ++i) std::sort(g.adj.begin() + g.ptr[i], g.adj.begin() + g.ptr[i + 1]);
+  return g;
+}
+
+// Attractors: the nodes with a loop in the limit.
+std::vector<char> findAttractors(GO_ n, const Dag& g) {
   std::vector<char> attr(n, 0);
   for (GO_ i = 0; i < n; ++i)
-    attr[i] = std::binary_search(adj.begin() + ptr[i], adj.begin() + ptr[i + 1], i) ? 1 : 0;
+    attr[i] = std::binary_search(g.adj.begin() + g.begin(i), g.adj.begin() + g.end(i), i) ? 1 : 0;
+  return attr;
+}
 
-  // Attractor systems: connected components of the (symmetrized) DAG restricted to attractors.
+GO_ findRoot(std::vector<GO_>& parent, GO_ x) {
+  while (parent[x] != x) {
+    parent[x] = parent[parent[x]];
+    x = parent[x];
+  }
+  return x;
+}
+
+// Attractor systems: connected components of the (symmetrized) DAG restricted to attractors,
+// in mcl's order (size descending, then lexicographic), each ascending.
+std::vector<std::vector<GO_>> attractorSystems(GO_ n, const Dag& g, const std::vector<char>& attr) {
   std::vector<GO_> parent(n);
   std::iota(parent.begin(), parent.end(), 0);
-  auto find = [&](GO_ x) {
-    while (parent[x] != x) {
-      parent[x] = parent[parent[x]];
-      x = parent[x];
-    }
-    return x;
-  };
   for (GO_ i = 0; i < n; ++i) {
     if (!attr[i]) continue;
-    for (GO_ e = ptr[i]; e < ptr[i + 1]; ++e) {
-      GO_ j = adj[e];
+    for (GO_ e = g.begin(i); e < g.end(i); ++e) {
+      GO_ j = g.adj[e];
       if (attr[j]) {
-        GO_ a = find(i), b = find(j);
+        GO_ a = findRoot(parent, i), b = findRoot(parent, j);
         if (a != b) parent[std::max(a, b)] = std::min(a, b);
       }
     }
   }
   std::map<GO_, std::vector<GO_>> compMembers;  // root -> attractors (ascending)
   for (GO_ i = 0; i < n; ++i)
-    if (attr[i]) compMembers[find(i)].push_back(i);
-  // mcl orders the components by size (descending), then lexicographically.
+    if (attr[i]) compMembers[findRoot(parent, i)].push_back(i);
   std::vector<std::vector<GO_>> comps;
   comps.reserve(compMembers.size());
   for (auto& kv : compMembers) comps.push_back(std::move(kv.second));
@@ -214,63 +230,74 @@ Interpretation interpret(GO_ n, const std::vector<GO_>& src, const std::vector<G
     if (a.size() != b.size()) return a.size() > b.size();
     return a < b;
   });
-  std::vector<GO_> compOf(n, -1);
-  for (std::size_t c = 0; c < comps.size(); ++c)
-    for (GO_ a : comps[c]) compOf[a] = static_cast<GO_>(c);
+  return comps;
+}
 
-  // Reach(v): ids of the attractor systems reachable from v (v included), over the whole DAG.
-  // Strongly connected components (iterative Tarjan) make this linear up to the set sizes.
-  std::vector<GO_> index(n, -1), low(n, 0), sccOf(n, -1);
+// Reach(v): ids of the attractor systems reachable from v (v included), over the whole DAG.
+// Strongly connected components (iterative Tarjan) make this linear up to the set sizes: an SCC is
+// finished only after every SCC it reaches, so their reach sets are complete when it is closed.
+struct Reachability {
+  std::vector<GO_> sccOf;               // each node's SCC, numbered in reverse topological order
+  std::vector<std::vector<GO_>> reach;  // per SCC: the attractor systems it reaches, ascending
+};
+
+// Pops v's SCC off Tarjan's stack and records the attractor systems it reaches.
+void closeScc(GO_ v, const Dag& g, const std::vector<char>& attr, const std::vector<GO_>& compOf,
+              std::vector<GO_>& stack, std::vector<char>& onStack, Reachability& out) {
+  GO_ id = static_cast<GO_>(out.reach.size());
+  std::vector<GO_> members;
+  while (true) {
+    GO_ w = stack.back();
+    stack.pop_back();
+    onStack[w] = 0;
+    out.sccOf[w] = id;
+    members.push_back(w);
+    if (w == v) break;
+  }
+  std::vector<GO_> r;
+  for (GO_ w : members) {
+    if (attr[w]) r.push_back(compOf[w]);
+    for (GO_ f = g.begin(w); f < g.end(w); ++f) {
+      GO_ s = out.sccOf[g.adj[f]];
+      if (s >= 0 && s != id) r.insert(r.end(), out.reach[s].begin(), out.reach[s].end());
+    }
+  }
+  std::sort(r.begin(), r.end());
+  r.erase(std::unique(r.begin(), r.end()), r.end());
+  out.reach.push_back(std::move(r));
+}
+
+Reachability reachableSystems(GO_ n, const Dag& g, const std::vector<char>& attr, const std::vector<GO_>& compOf) {
+  Reachability out;
+  out.sccOf.assign(n, -1);
+  std::vector<GO_> index(n, -1), low(n, 0);
   std::vector<char> onStack(n, 0);
-  std::vector<GO_> stack, sccOrder;  // SCCs are numbered in reverse topological order
-  std::vector<std::vector<GO_>> reach;
+  std::vector<GO_> stack;
   GO_ counter = 0;
   std::vector<std::pair<GO_, GO_>> work;  // (node, next edge offset)
   for (GO_ root = 0; root < n; ++root) {
     if (index[root] >= 0) continue;
-    work.emplace_back(root, ptr[root]);
+    work.emplace_back(root, g.begin(root));
     index[root] = low[root] = counter++;
     stack.push_back(root);
     onStack[root] = 1;
     while (!work.empty()) {
       GO_ v = work.back().first;
       GO_& e = work.back().second;
-      if (e < ptr[v + 1]) {
-        GO_ w = adj[e++];
+      if (e < g.end(v)) {
+        GO_ w = g.adj[e++];
         if (index[w] < 0) {
           index[w] = low[w] = counter++;
           stack.push_back(w);
           onStack[w] = 1;
-          work.emplace_back(w, ptr[w]);
+          work.emplace_back(w, g.begin(w));
         } else if (onStack[w]) {
           low[v] = std::min(low[v], index[w]);
         }
         continue;
       }
       // v done
-      if (low[v] == index[v]) {
-        GO_ id = static_cast<GO_>(reach.size());
-        std::vector<GO_> members;
-        while (true) {
-          GO_ w = stack.back();
-          stack.pop_back();
-          onStack[w] = 0;
-          sccOf[w] = id;
-          members.push_back(w);
-          if (w == v) break;
-        }
-        std::vector<GO_> r;
-        for (GO_ w : members) {
-          if (attr[w]) r.push_back(compOf[w]);
-          for (GO_ f = ptr[w]; f < ptr[w + 1]; ++f) {
-            GO_ s = sccOf[adj[f]];
-            if (s >= 0 && s != id) r.insert(r.end(), reach[s].begin(), reach[s].end());
-          }
-        }
-        std::sort(r.begin(), r.end());
-        r.erase(std::unique(r.begin(), r.end()), r.end());
-        reach.push_back(std::move(r));
-      }
+      if (low[v] == index[v]) closeScc(v, g, attr, compOf, stack, onStack, out);
       work.pop_back();
       if (!work.empty()) {
         GO_ u = work.back().first;
@@ -278,17 +305,21 @@ Interpretation interpret(GO_ n, const std::vector<GO_>& src, const std::vector<G
       }
     }
   }
+  return out;
+}
 
+// Puts every non-attractor into the first attractor system it reaches (overlap mode cut); nodes
+// that reach none are collected into one extra cluster.
+Interpretation assignToSystems(GO_ n, const Dag& g, const std::vector<char>& attr,
+                               std::vector<std::vector<GO_>> cls, const Reachability& rs) {
   Interpretation out;
-  std::vector<std::vector<GO_>> cls(comps.size());
-  for (std::size_t c = 0; c < comps.size(); ++c) cls[c] = comps[c];
   std::vector<GO_> truants;
   std::vector<GO_> ids;
   for (GO_ d = 0; d < n; ++d) {
     if (attr[d]) continue;
     ids.clear();
-    for (GO_ f = ptr[d]; f < ptr[d + 1]; ++f) {
-      const auto& r = reach[sccOf[adj[f]]];
+    for (GO_ f = g.begin(d); f < g.end(d); ++f) {
+      const auto& r = rs.reach[rs.sccOf[g.adj[f]]];
       ids.insert(ids.end(), r.begin(), r.end());
     }
     std::sort(ids.begin(), ids.end());
@@ -311,6 +342,17 @@ Interpretation interpret(GO_ n, const std::vector<GO_>& src, const std::vector<G
   canonicalize(cls);
   out.clusters = std::move(cls);
   return out;
+}
+
+Interpretation interpret(GO_ n, const std::vector<GO_>& src, const std::vector<GO_>& dst) {
+  const Dag g = buildDag(n, src, dst);
+  const std::vector<char> attr = findAttractors(n, g);
+  const std::vector<std::vector<GO_>> comps = attractorSystems(n, g, attr);
+  std::vector<GO_> compOf(n, -1);
+  for (std::size_t c = 0; c < comps.size(); ++c)
+    for (GO_ a : comps[c]) compOf[a] = static_cast<GO_>(c);
+  const Reachability rs = reachableSystems(n, g, attr, compOf);
+  return assignToSystems(n, g, attr, comps, rs);
 }
 
 }  // namespace
@@ -452,12 +494,6 @@ void dagEdges(GO_ g, std::vector<GO_>& idx, std::vector<double>& val, bool flt, 
   }
 }
 
-// The iterations with expansion and pruning fused (Options::algorithm "fused"): T stays a plain
-// CSR block of this rank's whole rows (global column ids) from the first iteration to the last;
-// each iteration fetches the rows of T its rows' columns name (RowExchange) and runs
-// prunedMultiply, whose row pruner is mcl's column pruning followed by inflation. Pruning sees
-// every product row complete and in ascending column order, on whichever rank owns it, so the
-// result does not depend on P. rows: T0 in, the limit out.
 // Moves whole rows of T between ranks so that every rank gets about the same number of
 // multiply-adds in the coming expansion (row i's: the sum of the lengths of the rows its columns
 // name), keeping the rows' global order (ranks take contiguous runs of it). Done only when the
@@ -519,10 +555,191 @@ bool rebalance(M& T, std::vector<GO_>& gids, GO_ n, MPI_Comm comm) {
   return true;
 }
 
+long long globalSum(long long x, MPI_Comm comm) {
+  long long y = 0;
+  MPI_Allreduce(&x, &y, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  return y;
+}
+
+void logFusedHeader(std::ostream& log, GO_ n, long long nnz0, int P, bool hierarchical, const Options& opt) {
+  log << "trident-mcl: n=" << n << " nnz=" << nnz0 << " P=" << P
+      << " algorithm=fused (expansion and pruning in one pass, whole rows per rank"
+      << (hierarchical ? "; rows fetched once per node over Gi, shared over Li" : "") << ") I=" << opt.inflation
+      << " P(prune)=" << opt.prune_number << " S=" << opt.select_number << " R=" << opt.recover_number
+      << " pct=" << opt.recover_pct * 100 << "; RSS " << currentRssMb() << " MB, peak so far " << peakRssMb()
+      << " MB\n";
+  log << " ite  nnz(in)     nnz(expand)  nnz(prune)   chaos     ph  t_exp   [fetch  mult]    t_prune  "
+         "Gi_bytes      Li_bytes      maxrss_MB  flops (max/avg rank)\n";
+}
+
+void logFusedIteration(std::ostream& log, const IterationInfo& info) {
+  log << std::setw(4) << info.iteration << "  " << std::setw(10) << info.nnz_before << "  " << std::setw(11)
+      << info.nnz_expanded << "  " << std::setw(11) << info.nnz_pruned << "  " << std::setw(8) << std::fixed
+      << std::setprecision(4) << info.chaos << "  " << std::setw(3) << info.phases << "  "
+      << std::setprecision(3) << std::setw(6) << info.time_expand << " [" << std::setw(6) << info.time_fetch
+      << " " << std::setw(6) << info.time_multiply << "]  " << std::setw(6) << info.time_prune << "  "
+      << std::setw(12) << info.gi_bytes << "  " << std::setw(12) << info.li_bytes << "  " << std::setw(8)
+      << std::setprecision(1) << info.peak_rss_mb << "  " << info.flops << " (" << std::setprecision(2)
+      << info.flop_imbalance << ")\n"
+      << std::defaultfloat << std::flush;
+}
+
+// Nothing un-pruned is stored; what a budget bounds here is B, the rows fetched for a phase
+// (at most all of T: 12 bytes an entry plus B's row offsets).
+int fusedPhases(const Options& opt, long long nnzBefore, GO_ n) {
+  int phases = 1;
+  if (opt.force_phases > 0) {
+    phases = opt.force_phases;
+  } else if (opt.memory_budget_mb > 0) {
+    const double bytes = 12.0 * static_cast<double>(nnzBefore) + 8.0 * static_cast<double>(n + 1);
+    phases = static_cast<int>(std::min(1e6, std::ceil(bytes / (opt.memory_budget_mb * 1024.0 * 1024.0))));
+    phases = std::max(phases, 1);
+  }
+  return phases;
+}
+
+// Contiguous row slices with about equal numbers of entries of T.
+template <class M>
+std::vector<std::int64_t> sliceByEntries(const M& T, int phases, std::size_t nloc) {
+  std::vector<std::int64_t> bounds(phases + 1, static_cast<std::int64_t>(nloc));
+  bounds[0] = 0;
+  for (int p = 1; p < phases; ++p) {
+    const std::int64_t target = T.nnz() * p / phases;
+    bounds[p] = std::upper_bound(T.rowptr.begin(), T.rowptr.end(), target) - T.rowptr.begin() - 1;
+    bounds[p] = std::max(bounds[p], bounds[p - 1]);
+  }
+  return bounds;
+}
+
+// This rank's share of one fused expansion, reduced over ranks into its IterationInfo.
+struct FusedTallies {
+  double chaos = 0, tFetch = 0, tMult = 0, tPrune = 0;
+  long long expanded = 0;
+  ExchangeBytes bytes;
+  PrunedSpGEMMCounts counts;
+};
+
+// The global ids of the rows of T that rows [begin, end) name, ascending; mark is all zero on
+// entry and on return (kept between calls so finding them costs no allocation of n).
+template <class M>
+void neededRows(const M& T, std::int64_t begin, std::int64_t end, GO_ n, std::vector<char>& mark,
+                std::vector<int>& needed) {
+  needed.clear();
+  for (std::int64_t q = T.rowptr[begin]; q < T.rowptr[end]; ++q) mark[T.col[q]] = 1;
+  for (GO_ g = 0; g < n; ++g)
+    if (mark[g]) {
+      needed.push_back(static_cast<int>(g));
+      mark[g] = 0;
+    }
+}
+
+// Expansion with pruning and inflation: the slices' pruned rows of T*T, one block per phase.
+template <class M>
+std::vector<M> expandAndPrune(const M& T, const RowExchange& ex, const std::vector<std::int64_t>& bounds,
+                              const std::vector<GO_>& gids, GO_ n, const Options& opt, std::int64_t keptPerRow,
+                              PruneScratch<int>& scratch, std::vector<char>& mark, std::vector<int>& needed,
+                              FusedTallies& t) {
+  const int phases = static_cast<int>(bounds.size()) - 1;
+  std::vector<M> parts;
+  const auto pruner = [&](std::int64_t r, std::vector<int>& cols, std::vector<double>& vals) {
+    const double tp = now();
+    // Rounded and zeros dropped inside the measuring pass, as the unfused path does before it.
+    std::size_t nonzero = 0;
+    const double chaos = detail::pruneColumnImpl<true, int>(cols, vals, static_cast<int>(gids[r]), opt, nullptr,
+                                                            scratch, &nonzero);
+    t.expanded += static_cast<long long>(nonzero);
+    t.chaos = std::max(t.chaos, chaos);
+    inflate(vals, opt.inflation, opt.float_values);
+    t.tPrune += now() - tp;
+  };
+  for (int p = 0; p < phases; ++p) {
+    double ta = now();
+    M fetched;
+    const M* B = &T;
+    if (!ex.ownsAll()) {
+      Teuchos::TimeMonitor fetchTimer(*phaseTimer("trident-mcl: fetch rows"));
+      neededRows(T, bounds[p], bounds[p + 1], n, mark, needed);
+      fetched = ex.fetch(T, needed, t.bytes);
+      B = &fetched;
+    }
+    const double tb = now();
+    t.tFetch += tb - ta;
+    const double pruneBefore = t.tPrune;
+    {
+      Teuchos::TimeMonitor multiplyTimer(*phaseTimer("trident-mcl: multiply and prune"));
+      parts.push_back(prunedMultiply(T, *B, bounds[p], bounds[p + 1], pruner, &t.counts, keptPerRow));
+    }
+    t.tMult += (now() - tb) - (t.tPrune - pruneBefore);
+  }
+  return parts;
+}
+
+// The phases' blocks as one block of nloc rows: stacked into exact-size arrays, each part freed
+// once copied.
+template <class M>
+M stackParts(std::vector<M>& parts, const std::vector<std::int64_t>& bounds, std::size_t nloc, GO_ n) {
+  if (parts.size() == 1) return std::move(parts[0]);
+  std::int64_t total = 0;
+  for (const M& part : parts) total += part.nnz();
+  M next(static_cast<std::int64_t>(nloc), n);
+  next.col.reserve(static_cast<std::size_t>(total));
+  next.val.reserve(static_cast<std::size_t>(total));
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const std::int64_t base = static_cast<std::int64_t>(next.col.size());
+    next.col.insert(next.col.end(), parts[p].col.begin(), parts[p].col.end());
+    next.val.insert(next.val.end(), parts[p].val.begin(), parts[p].val.end());
+    for (std::int64_t r = 0; r < parts[p].nrows; ++r) next.rowptr[bounds[p] + r + 1] = base + parts[p].rowptr[r + 1];
+    parts[p] = M();
+  }
+  return next;
+}
+
+// Fills info with the iteration's measurements over all ranks. Collective.
+void reduceFusedIteration(IterationInfo& info, const FusedTallies& t, long long nnzPruned, int P, MPI_Comm comm) {
+  double loc[5] = {t.chaos, t.tFetch + t.tMult, t.tPrune, t.tFetch, t.tMult}, glob[5];
+  MPI_Allreduce(loc, glob, 5, MPI_DOUBLE, MPI_MAX, comm);
+  long long cnt[4] = {t.expanded, nnzPruned, static_cast<long long>(t.bytes.gi), static_cast<long long>(t.bytes.li)},
+            cntg[4];
+  MPI_Allreduce(cnt, cntg, 4, MPI_LONG_LONG, MPI_SUM, comm);
+  double rss = peakRssMb();
+  MPI_Allreduce(MPI_IN_PLACE, &rss, 1, MPI_DOUBLE, MPI_MAX, comm);
+  info.chaos = glob[0];
+  info.time_expand = glob[1];
+  info.time_prune = glob[2];
+  info.time_fetch = glob[3];
+  info.time_multiply = glob[4];
+  info.expand_phases.li_allgather = glob[3];
+  info.expand_phases.local_multiply = glob[4];
+  info.expand_phases.total = glob[1];
+  info.nnz_expanded = cntg[0];
+  info.flops = globalSum(static_cast<long long>(t.counts.flops), comm);
+  {
+    // The layout stays the one T0 came with: this says whether rebalancing would pay.
+    double f = static_cast<double>(t.counts.flops), fmax = 0;
+    MPI_Allreduce(&f, &fmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+    info.flop_imbalance = info.flops > 0 ? fmax * P / static_cast<double>(info.flops) : 1.0;
+  }
+  info.nnz_pruned = cntg[1];
+  info.gi_bytes = static_cast<std::uint64_t>(cntg[2]);
+  info.li_bytes = static_cast<std::uint64_t>(cntg[3]);
+  info.peak_rss_mb = rss;
+}
+
+void recordIteration(Result& res, const IterationInfo& info) {
+  res.history.push_back(info);
+  res.time_expand += info.time_expand;
+  res.iterations = info.iteration;
+}
+
+// The iterations with expansion and pruning fused (Options::algorithm "fused"): T stays a plain
+// CSR block of this rank's whole rows (global column ids) from the first iteration to the last;
+// each iteration fetches the rows of T its rows' columns name (RowExchange) and runs
+// prunedMultiply, whose row pruner is mcl's column pruning followed by inflation. Pruning sees
+// every product row complete and in ascending column order, on whichever rank owns it, so the
+// result does not depend on P. rows: T0 in, the limit out.
 template <class M>
 void runFused(LocalRows& rows, std::vector<GO_>& gids, Result& res, const Options& opt, MPI_Comm mpicomm,
               std::ostream* log) {
-  const bool flt = opt.float_values;
   const GO_ n = res.n;
   if (n > Csr::kMaxLocalIndex) throw std::invalid_argument("mcl: fused expansion needs n < 2^31 (32-bit columns)");
   int P = 1;
@@ -534,22 +751,8 @@ void runFused(LocalRows& rows, std::vector<GO_>& gids, Result& res, const Option
   T.col.assign(rows.col.begin(), rows.col.end());
   T.val.assign(rows.val.begin(), rows.val.end());
   rows = LocalRows();  // released, not just emptied: T0 in 64-bit indices and doubles is twice T0 here
-  auto globalSum = [&](long long x) {
-    long long y = 0;
-    MPI_Allreduce(&x, &y, 1, MPI_LONG_LONG, MPI_SUM, mpicomm);
-    return y;
-  };
-  const long long nnz0 = globalSum(T.nnz());
-  if (log) {
-    *log << "trident-mcl: n=" << n << " nnz=" << nnz0 << " P=" << P
-         << " algorithm=fused (expansion and pruning in one pass, whole rows per rank"
-         << (ex->hierarchical() ? "; rows fetched once per node over Gi, shared over Li" : "") << ") I=" << opt.inflation
-         << " P(prune)=" << opt.prune_number << " S=" << opt.select_number << " R=" << opt.recover_number
-         << " pct=" << opt.recover_pct * 100 << "; RSS " << currentRssMb() << " MB, peak so far " << peakRssMb()
-         << " MB\n";
-    *log << " ite  nnz(in)     nnz(expand)  nnz(prune)   chaos     ph  t_exp   [fetch  mult]    t_prune  "
-            "Gi_bytes      Li_bytes      maxrss_MB  flops (max/avg rank)\n";
-  }
+  const long long nnz0 = globalSum(T.nnz(), mpicomm);
+  if (log) logFusedHeader(*log, n, nnz0, P, ex->hierarchical(), opt);
 
   PruneScratch<int> scratch;
   // What pruning keeps of a column: at most the selection number, or the recovery number where it
@@ -562,132 +765,20 @@ void runFused(LocalRows& rows, std::vector<GO_>& gids, Result& res, const Option
   for (int it = 1; it <= opt.max_iter; ++it) {
     IterationInfo info;
     info.iteration = it;
-    info.nnz_before = globalSum(T.nnz());
-    // Nothing un-pruned is stored; what a budget bounds here is B, the rows fetched for a phase
-    // (at most all of T: 12 bytes an entry plus B's row offsets).
-    int phases = 1;
-    if (opt.force_phases > 0) {
-      phases = opt.force_phases;
-    } else if (opt.memory_budget_mb > 0) {
-      const double bytes = 12.0 * static_cast<double>(info.nnz_before) + 8.0 * static_cast<double>(n + 1);
-      phases = static_cast<int>(std::min(1e6, std::ceil(bytes / (opt.memory_budget_mb * 1024.0 * 1024.0))));
-      phases = std::max(phases, 1);
-    }
+    info.nnz_before = globalSum(T.nnz(), mpicomm);
+    const int phases = fusedPhases(opt, info.nnz_before, n);
     info.phases = phases;
     if (P > 1 && rebalance(T, gids, n, mpicomm)) {
       ex = std::make_unique<RowExchange>(gids, n, mpicomm, opt.ranks_per_group);
       nloc = gids.size();
     }
-    // Contiguous row slices with about equal numbers of entries of T.
-    std::vector<std::int64_t> bounds(phases + 1, static_cast<std::int64_t>(nloc));
-    bounds[0] = 0;
-    for (int p = 1; p < phases; ++p) {
-      const std::int64_t target = T.nnz() * p / phases;
-      bounds[p] = std::upper_bound(T.rowptr.begin(), T.rowptr.end(), target) - T.rowptr.begin() - 1;
-      bounds[p] = std::max(bounds[p], bounds[p - 1]);
-    }
-
-    std::vector<M> parts;
-    double localChaos = 0, tFetch = 0, tMult = 0, tPrune = 0;
-    long long localExpanded = 0;
-    ExchangeBytes bytes;
-    PrunedSpGEMMCounts counts;
-    const auto pruner = [&](std::int64_t r, std::vector<int>& cols, std::vector<double>& vals) {
-      const double tp = now();
-      // Rounded and zeros dropped inside the measuring pass, as the unfused path does before it.
-      std::size_t nonzero = 0;
-      const double chaos = detail::pruneColumnImpl<true, int>(cols, vals, static_cast<int>(gids[r]), opt, nullptr,
-                                                              scratch, &nonzero);
-      localExpanded += static_cast<long long>(nonzero);
-      localChaos = std::max(localChaos, chaos);
-      inflate(vals, opt.inflation, flt);
-      tPrune += now() - tp;
-    };
-    for (int p = 0; p < phases; ++p) {
-      double ta = now();
-      M fetched;
-      const M* B = &T;
-      if (!ex->ownsAll()) {
-        Teuchos::TimeMonitor fetchTimer(*phaseTimer("trident-mcl: fetch rows"));
-        needed.clear();
-        for (std::int64_t q = T.rowptr[bounds[p]]; q < T.rowptr[bounds[p + 1]]; ++q) mark[T.col[q]] = 1;
-        for (GO_ g = 0; g < n; ++g)
-          if (mark[g]) {
-            needed.push_back(static_cast<int>(g));
-            mark[g] = 0;
-          }
-        fetched = ex->fetch(T, needed, bytes);
-        B = &fetched;
-      }
-      const double tb = now();
-      tFetch += tb - ta;
-      const double pruneBefore = tPrune;
-      {
-        Teuchos::TimeMonitor multiplyTimer(*phaseTimer("trident-mcl: multiply and prune"));
-        parts.push_back(prunedMultiply(T, *B, bounds[p], bounds[p + 1], pruner, &counts, keptPerRow));
-      }
-      tMult += (now() - tb) - (tPrune - pruneBefore);
-    }
-    if (phases == 1) {
-      T = std::move(parts[0]);
-    } else {  // stacked into exact-size arrays, each part freed once copied
-      std::int64_t total = 0;
-      for (const M& part : parts) total += part.nnz();
-      M next(static_cast<std::int64_t>(nloc), n);
-      next.col.reserve(static_cast<std::size_t>(total));
-      next.val.reserve(static_cast<std::size_t>(total));
-      for (int p = 0; p < phases; ++p) {
-        const std::int64_t base = static_cast<std::int64_t>(next.col.size());
-        next.col.insert(next.col.end(), parts[p].col.begin(), parts[p].col.end());
-        next.val.insert(next.val.end(), parts[p].val.begin(), parts[p].val.end());
-        for (std::int64_t r = 0; r < parts[p].nrows; ++r) next.rowptr[bounds[p] + r + 1] = base + parts[p].rowptr[r + 1];
-        parts[p] = M();
-      }
-      T = std::move(next);
-    }
-
-    double loc[5] = {localChaos, tFetch + tMult, tPrune, tFetch, tMult}, glob[5];
-    MPI_Allreduce(loc, glob, 5, MPI_DOUBLE, MPI_MAX, mpicomm);
-    long long cnt[4] = {localExpanded, static_cast<long long>(T.nnz()), static_cast<long long>(bytes.gi),
-                        static_cast<long long>(bytes.li)},
-              cntg[4];
-    MPI_Allreduce(cnt, cntg, 4, MPI_LONG_LONG, MPI_SUM, mpicomm);
-    double rss = peakRssMb();
-    MPI_Allreduce(MPI_IN_PLACE, &rss, 1, MPI_DOUBLE, MPI_MAX, mpicomm);
-    info.chaos = glob[0];
-    info.time_expand = glob[1];
-    info.time_prune = glob[2];
-    info.time_fetch = glob[3];
-    info.time_multiply = glob[4];
-    info.expand_phases.li_allgather = glob[3];
-    info.expand_phases.local_multiply = glob[4];
-    info.expand_phases.total = glob[1];
-    info.nnz_expanded = cntg[0];
-    info.flops = globalSum(static_cast<long long>(counts.flops));
-    {
-      // The layout stays the one T0 came with: this says whether rebalancing would pay.
-      double f = static_cast<double>(counts.flops), fmax = 0;
-      MPI_Allreduce(&f, &fmax, 1, MPI_DOUBLE, MPI_MAX, mpicomm);
-      info.flop_imbalance = info.flops > 0 ? fmax * P / static_cast<double>(info.flops) : 1.0;
-    }
-    info.nnz_pruned = cntg[1];
-    info.gi_bytes = static_cast<std::uint64_t>(cntg[2]);
-    info.li_bytes = static_cast<std::uint64_t>(cntg[3]);
-    info.peak_rss_mb = rss;
-    res.history.push_back(info);
-    res.time_expand += info.time_expand;
-    res.iterations = it;
-    if (log) {
-      *log << std::setw(4) << it << "  " << std::setw(10) << info.nnz_before << "  " << std::setw(11)
-           << info.nnz_expanded << "  " << std::setw(11) << info.nnz_pruned << "  " << std::setw(8) << std::fixed
-           << std::setprecision(4) << info.chaos << "  " << std::setw(3) << info.phases << "  "
-           << std::setprecision(3) << std::setw(6) << info.time_expand << " [" << std::setw(6) << info.time_fetch
-           << " " << std::setw(6) << info.time_multiply << "]  " << std::setw(6) << info.time_prune << "  "
-           << std::setw(12) << info.gi_bytes << "  " << std::setw(12) << info.li_bytes << "  " << std::setw(8)
-           << std::setprecision(1) << info.peak_rss_mb << "  " << info.flops << " (" << std::setprecision(2)
-           << info.flop_imbalance << ")\n"
-           << std::defaultfloat << std::flush;
-    }
+    const std::vector<std::int64_t> bounds = sliceByEntries(T, phases, nloc);
+    FusedTallies tallies;
+    std::vector<M> parts = expandAndPrune(T, *ex, bounds, gids, n, opt, keptPerRow, scratch, mark, needed, tallies);
+    T = stackParts(parts, bounds, nloc, n);
+    reduceFusedIteration(info, tallies, static_cast<long long>(T.nnz()), P, mpicomm);
+    recordIteration(res, info);
+    if (log) logFusedIteration(*log, info);
     if (info.chaos < opt.chaos_limit) {
       res.converged = true;
       break;
@@ -721,274 +812,336 @@ void releaseFreedHeap() {
 #endif
 }
 
-// owned: the caller's reference to A, released as soon as T0 is formed (A must not be used after).
-Result clusterImpl(const crs_matrix_type& A, Teuchos::RCP<const crs_matrix_type>* owned, const Options& opt) {
-  const double t0 = now();
-  const comm_ptr comm = A.getComm();
-  const MPI_Comm mpicomm = rawComm(comm);
-  const int rank = comm->getRank();
-  const bool flt = opt.float_values;
-  std::ostream* log = rank == 0 ? opt.progress : nullptr;
-
+void validateInput(const crs_matrix_type& A, const Options& opt) {
   if (!A.isFillComplete()) throw std::invalid_argument("mcl: the input matrix must be fill-complete");
   if (A.getGlobalNumRows() != A.getGlobalNumCols())
     throw std::invalid_argument("mcl: the input matrix must be square");
   if (!(opt.inflation > 0)) throw std::invalid_argument("mcl: inflation must be > 0");
   if (opt.algorithm != "fused" && opt.algorithm != "trident" && opt.algorithm != "summa" && opt.algorithm != "tpetra")
     throw std::invalid_argument("mcl: unknown algorithm '" + opt.algorithm + "' (fused|trident|summa|tpetra)");
-  const bool fused = opt.algorithm == "fused";
+}
 
-  Result res;
-  res.n = static_cast<long long>(A.getGlobalNumRows());
+// Column g of M0 from column g of A (idx/val, loops already dropped when discarding them):
+// mclxAdjustLoops(mclxLoopCBmax) sets the loop to the column max (1 if none), -c scales it,
+// then the column is normalized.
+void adjustLoopsAndNormalize(GO_ g, std::vector<GO_>& idx, std::vector<double>& val, const Options& opt) {
+  const bool flt = opt.float_values;
+  if (opt.discard_loops) {
+    double mx = 0;
+    for (double v : val) mx = std::max(mx, v);
+    idx.push_back(g);
+    val.push_back(mx != 0 ? mx : 1.0);
+  }
+  if (opt.loop_scale >= 0)
+    for (std::size_t k = 0; k < idx.size(); ++k)
+      if (idx[k] == g) val[k] = store(val[k] * opt.loop_scale, flt);
+  double sum = 0;
+  for (double v : val) sum += v;
+  if (sum != 0)
+    for (double& v : val) v = store(v / sum, flt);
+}
 
-  // T0 = M0^T: row i of T0 = column i of A (loops adjusted), normalized.
-  Teuchos::RCP<crs_matrix_type> T;
-  Teuchos::RCP<const map_type> R;
+// T0 = M0^T: row i of T0 = column i of A (loops adjusted), normalized. R: T0's row map.
+LocalRows formT0(const crs_matrix_type& A, const Options& opt, Teuchos::RCP<const map_type>& R) {
   LocalRows rows;
-  {
-    Tpetra::RowMatrixTransposer<Scalar, LO, GO, Node> transposer(Teuchos::rcpFromRef(A));
-    Teuchos::RCP<crs_matrix_type> At = transposer.createTranspose();
-    R = At->getRowMap();
-    const auto colMap = At->getColMap();
-    const std::size_t nloc = Compat::localNumElements(*R);
-    std::vector<GO_> idx;
-    std::vector<double> val;
-    for (std::size_t i = 0; i < nloc; ++i) {
-      const GO_ g = R->getGlobalElement(static_cast<LO>(i));
-      typename crs_matrix_type::local_inds_host_view_type inds;
-      typename crs_matrix_type::values_host_view_type vals;
-      At->getLocalRowView(static_cast<LO>(i), inds, vals);
-      idx.clear();
-      val.clear();
-      for (std::size_t k = 0; k < inds.extent(0); ++k) {
-        const GO_ c = colMap->getGlobalElement(inds(k));
-        if (opt.discard_loops && c == g) continue;
-        if (vals(k) == 0) continue;
-        idx.push_back(c);
-        val.push_back(store(vals(k), flt));
-      }
-      if (opt.discard_loops) {  // mclxAdjustLoops(mclxLoopCBmax): loop = max (1 if none)
-        double mx = 0;
-        for (double v : val) mx = std::max(mx, v);
-        idx.push_back(g);
-        val.push_back(mx != 0 ? mx : 1.0);
-      }
-      if (opt.loop_scale >= 0)
-        for (std::size_t k = 0; k < idx.size(); ++k)
-          if (idx[k] == g) val[k] = store(val[k] * opt.loop_scale, flt);
-      double sum = 0;
-      for (double v : val) sum += v;
-      if (sum != 0)
-        for (double& v : val) v = store(v / sum, flt);
-      rows.col.insert(rows.col.end(), idx.begin(), idx.end());
-      rows.val.insert(rows.val.end(), val.begin(), val.end());
-      rows.ptr.push_back(rows.col.size());
-    }
-  }
-  if (owned) {
-    *owned = Teuchos::null;
-    releaseFreedHeap();
-  }
+  Tpetra::RowMatrixTransposer<Scalar, LO, GO, Node> transposer(Teuchos::rcpFromRef(A));
+  Teuchos::RCP<crs_matrix_type> At = transposer.createTranspose();
+  R = At->getRowMap();
+  const auto colMap = At->getColMap();
   const std::size_t nloc = Compat::localNumElements(*R);
   std::vector<GO_> idx;
   std::vector<double> val;
-  std::vector<GO_> edges;  // the limit's DAG, pairs (src, dst)
-  if (fused) {
-    std::vector<GO_> gids(nloc);
-    for (std::size_t i = 0; i < nloc; ++i) gids[i] = R->getGlobalElement(static_cast<LO>(i));
-    R = Teuchos::null;
-    // Single precision is lossless here: every stored value is rounded to float already.
-    if (flt)
-      runFused<CsrFloat>(rows, gids, res, opt, mpicomm, log);
-    else
-      runFused<Csr>(rows, gids, res, opt, mpicomm, log);
-    for (std::size_t i = 0; i < gids.size(); ++i) {  // rows may have moved between ranks
-      idx.assign(rows.col.begin() + rows.ptr[i], rows.col.begin() + rows.ptr[i + 1]);
-      val.assign(rows.val.begin() + rows.ptr[i], rows.val.begin() + rows.ptr[i + 1]);
-      dagEdges(gids[i], idx, val, flt, edges);
+  for (std::size_t i = 0; i < nloc; ++i) {
+    const GO_ g = R->getGlobalElement(static_cast<LO>(i));
+    typename crs_matrix_type::local_inds_host_view_type inds;
+    typename crs_matrix_type::values_host_view_type vals;
+    At->getLocalRowView(static_cast<LO>(i), inds, vals);
+    idx.clear();
+    val.clear();
+    for (std::size_t k = 0; k < inds.extent(0); ++k) {
+      const GO_ c = colMap->getGlobalElement(inds(k));
+      if (opt.discard_loops && c == g) continue;
+      if (vals(k) == 0) continue;
+      idx.push_back(c);
+      val.push_back(store(vals(k), opt.float_values));
     }
-  } else {
-    T = buildMatrix(R, rows);
-    rows.clear();
-    if (log) {
-      *log << "trident-mcl: n=" << res.n << " nnz=" << T->getGlobalNumEntries() << " P=" << comm->getSize()
-           << " algorithm=" << opt.algorithm << " I=" << opt.inflation << " P(prune)=" << opt.prune_number
-           << " S=" << opt.select_number << " R=" << opt.recover_number << " pct=" << opt.recover_pct * 100
-           << "\n";
-      *log << " ite  nnz(in)     nnz(expand)  nnz(prune)   chaos     ph  t_exp   [red_in gi_wait li_ag  "
-              "local  accum  red_out]  t_prune  Gi_bytes      Li_bytes\n";
-    }
-
-    LocalRows next;
-    for (int it = 1; it <= opt.max_iter; ++it) {
-      IterationInfo info;
-      info.iteration = it;
-      info.nnz_before = static_cast<long long>(T->getGlobalNumEntries());
-
-      // ---- choose the number of phases from a flops-based upper bound on the product size ----
-      std::vector<double> rowFlops(nloc, 0.0);
-      double localFlops = 0;
-      {
-        // B = T: T's row lengths at T's columns; a product row has at most n entries.
-        const auto rl = tpetra::rowLengthsAtColumns(*T, *T);
-        const auto work = tpetra::multiplyAddsPerRow(*T, rl.len, false);
-        for (std::size_t i = 0; i < nloc; ++i) {
-          rowFlops[i] = std::min(static_cast<double>(work[i]), static_cast<double>(res.n));
-          localFlops += rowFlops[i];
-        }
-      }
-      int phases = 1;
-      if (opt.force_phases > 0) {
-        phases = opt.force_phases;
-      } else if (opt.memory_budget_mb > 0) {
-        // Upper bound on the un-pruned product: sum over rows of min(flops, n) entries, about 24
-        // bytes each while the multiply builds it (value, index, workspace).
-        const double bytes = localFlops * 24.0;
-        const double budget = opt.memory_budget_mb * 1024.0 * 1024.0;
-        int mine = static_cast<int>(std::min(1e6, std::ceil(bytes / budget)));
-        MPI_Allreduce(&mine, &phases, 1, MPI_INT, MPI_MAX, mpicomm);
-        phases = std::max(phases, 1);
-      }
-      info.phases = phases;
-      // Slice boundaries: contiguous local rows with about equal flops.
-      std::vector<std::size_t> bounds(phases + 1, nloc);
-      bounds[0] = 0;
-      {
-        double acc = 0;
-        int p = 1;
-        for (std::size_t i = 0; i < nloc && p < phases; ++i) {
-          acc += rowFlops[i];
-          while (p < phases && acc >= localFlops * p / phases) bounds[p++] = i + 1;
-        }
-        for (int q = 1; q <= phases; ++q) bounds[q] = std::max(bounds[q], bounds[q - 1]);
-      }
-
-      next.clear();
-      double localChaos = 0;
-      long long localExpanded = 0;
-      double tExpand = 0, tPrune = 0;
-      for (int p = 0; p < phases; ++p) {
-        // A_p: T restricted to the slice's rows (all of T when there is one phase).
-        Teuchos::RCP<const crs_matrix_type> Ap = T;
-        if (phases > 1) {
-          Teuchos::ArrayRCP<std::size_t> rp(nloc + 1, 0);
-          std::vector<LO> ci;
-          std::vector<double> cv;
-          for (std::size_t i = 0; i < nloc; ++i) {
-            if (i >= bounds[p] && i < bounds[p + 1]) {
-              typename crs_matrix_type::local_inds_host_view_type inds;
-              typename crs_matrix_type::values_host_view_type vals;
-              T->getLocalRowView(static_cast<LO>(i), inds, vals);
-              for (std::size_t k = 0; k < inds.extent(0); ++k) {
-                ci.push_back(inds(k));
-                cv.push_back(vals(k));
-              }
-            }
-            rp[i + 1] = ci.size();
-          }
-          Teuchos::ArrayRCP<LO> aci(ci.size());
-          Teuchos::ArrayRCP<double> acv(cv.size());
-          std::copy(ci.begin(), ci.end(), aci.begin());
-          std::copy(cv.begin(), cv.end(), acv.begin());
-          auto M = Teuchos::rcp(new crs_matrix_type(R, T->getColMap(), rp, aci, acv));
-          M->expertStaticFillComplete(T->getDomainMap(), T->getRangeMap(), T->getGraph()->getImporter(),
-                                      T->getGraph()->getExporter());
-          Ap = M;
-        }
-        // ---- expansion: the only un-pruned product alive ----
-        auto C = Teuchos::rcp(new crs_matrix_type(R, 0));
-        MPI_Barrier(mpicomm);
-        double ta = now();
-        multiply(*Ap, *T, *C, opt);
-        tExpand += now() - ta;
-        Ap = Teuchos::null;
-        {
-          const MultiplyStats& s = lastMultiplyStats();
-          ReducedStats rs = reduceStats(s, mpicomm);
-          info.expand_phases += rs.max.times;
-          info.gi_bytes += rs.total.gi_bytes_recv;
-          info.li_bytes += rs.total.li_bytes_recv;
-        }
-        // ---- prune, inflate the slice's columns (local rows) ----
-        double tb = now();
-        const auto cmap = C->getColMap();
-        for (std::size_t i = bounds[p]; i < bounds[p + 1]; ++i) {
-          typename crs_matrix_type::local_inds_host_view_type inds;
-          typename crs_matrix_type::values_host_view_type vals;
-          C->getLocalRowView(static_cast<LO>(i), inds, vals);
-          idx.clear();
-          val.clear();
-          for (std::size_t k = 0; k < inds.extent(0); ++k) {
-            const double v = store(vals(k), flt);
-            if (v == 0) continue;
-            idx.push_back(cmap->getGlobalElement(inds(k)));
-            val.push_back(v);
-          }
-          localExpanded += static_cast<long long>(idx.size());
-          const GO_ g = R->getGlobalElement(static_cast<LO>(i));
-          localChaos = std::max(localChaos, detail::pruneColumn(idx, val, g, opt));
-          inflate(val, opt.inflation, flt);
-          next.col.insert(next.col.end(), idx.begin(), idx.end());
-          next.val.insert(next.val.end(), val.begin(), val.end());
-          next.ptr.push_back(next.col.size());
-        }
-        C = Teuchos::null;
-        tPrune += now() - tb;
-      }
-      // Rows outside every slice cannot exist (bounds cover [0, nloc)); rebuild T.
-      double tb = now();
-      T = Teuchos::null;
-      T = buildMatrix(R, next);
-      tPrune += now() - tb;
-
-      double loc[3] = {localChaos, tExpand, tPrune}, glob[3];
-      MPI_Allreduce(loc, glob, 3, MPI_DOUBLE, MPI_MAX, mpicomm);
-      long long e = localExpanded, eg = 0;
-      MPI_Allreduce(&e, &eg, 1, MPI_LONG_LONG, MPI_SUM, mpicomm);
-      info.chaos = glob[0];
-      info.time_expand = glob[1];
-      info.time_prune = glob[2];
-      info.nnz_expanded = eg;
-      info.nnz_pruned = static_cast<long long>(T->getGlobalNumEntries());
-      res.history.push_back(info);
-      res.time_expand += info.time_expand;
-      res.iterations = it;
-      if (log) {
-        const PhaseTimes& pt = info.expand_phases;
-        *log << std::setw(4) << it << "  " << std::setw(10) << info.nnz_before << "  " << std::setw(11)
-             << info.nnz_expanded << "  " << std::setw(11) << info.nnz_pruned << "  " << std::setw(8)
-             << std::fixed << std::setprecision(4) << info.chaos << "  " << std::setw(3) << info.phases << "  "
-             << std::setprecision(3) << std::setw(6) << info.time_expand << " [" << std::setw(6)
-             << pt.redistribute_in << " " << std::setw(6) << pt.gi_wait << " " << std::setw(6) << pt.li_allgather
-             << " " << std::setw(6) << pt.local_multiply << " " << std::setw(6) << pt.accumulate << " "
-             << std::setw(6) << pt.redistribute_out << "]  " << std::setw(6) << info.time_prune << "  "
-             << std::setw(12) << info.gi_bytes << "  " << std::setw(12) << info.li_bytes << "\n"
-             << std::defaultfloat << std::flush;
-      }
-      if (info.chaos < opt.chaos_limit) {
-        res.converged = true;
-        break;
-      }
-    }
-
-    // ---- interpretation: the DAG of the limit (mclDag), gathered on rank 0 ----
-    {
-      const auto cmap = T->getColMap();
-      for (std::size_t i = 0; i < nloc; ++i) {
-        typename crs_matrix_type::local_inds_host_view_type inds;
-        typename crs_matrix_type::values_host_view_type vals;
-        T->getLocalRowView(static_cast<LO>(i), inds, vals);
-        idx.clear();
-        val.clear();
-        for (std::size_t k = 0; k < inds.extent(0); ++k) {
-          idx.push_back(cmap->getGlobalElement(inds(k)));
-          val.push_back(vals(k));
-        }
-        dagEdges(R->getGlobalElement(static_cast<LO>(i)), idx, val, flt, edges);
-      }
-    }
-    T = Teuchos::null;
+    adjustLoopsAndNormalize(g, idx, val, opt);
+    rows.col.insert(rows.col.end(), idx.begin(), idx.end());
+    rows.val.insert(rows.val.end(), val.begin(), val.end());
+    rows.ptr.push_back(rows.col.size());
   }
+  return rows;
+}
+
+// The fused iterations from T0 (rows, with row map R, released here) to the limit, and the
+// limit's DAG edges.
+void clusterFused(LocalRows& rows, Teuchos::RCP<const map_type>& R, Result& res, const Options& opt,
+                  MPI_Comm mpicomm, std::ostream* log, std::vector<GO_>& edges) {
+  const std::size_t nloc = Compat::localNumElements(*R);
+  std::vector<GO_> gids(nloc);
+  for (std::size_t i = 0; i < nloc; ++i) gids[i] = R->getGlobalElement(static_cast<LO>(i));
+  R = Teuchos::null;
+  // Single precision is lossless here: every stored value is rounded to float already.
+  if (opt.float_values)
+    runFused<CsrFloat>(rows, gids, res, opt, mpicomm, log);
+  else
+    runFused<Csr>(rows, gids, res, opt, mpicomm, log);
+  std::vector<GO_> idx;
+  std::vector<double> val;
+  for (std::size_t i = 0; i < gids.size(); ++i) {  // rows may have moved between ranks
+    idx.assign(rows.col.begin() + rows.ptr[i], rows.col.begin() + rows.ptr[i + 1]);
+    val.assign(rows.val.begin() + rows.ptr[i], rows.val.begin() + rows.ptr[i + 1]);
+    dagEdges(gids[i], idx, val, opt.float_values, edges);
+  }
+}
+
+// ---- the unfused iterations (Options::algorithm "trident" | "summa" | "tpetra") ----
+
+void logTpetraHeader(std::ostream& log, long long n, long long nnz, int P, const Options& opt) {
+  log << "trident-mcl: n=" << n << " nnz=" << nnz << " P=" << P << " algorithm=" << opt.algorithm
+      << " I=" << opt.inflation << " P(prune)=" << opt.prune_number << " S=" << opt.select_number
+      << " R=" << opt.recover_number << " pct=" << opt.recover_pct * 100 << "\n";
+  log << " ite  nnz(in)     nnz(expand)  nnz(prune)   chaos     ph  t_exp   [red_in gi_wait li_ag  "
+         "local  accum  red_out]  t_prune  Gi_bytes      Li_bytes\n";
+}
+
+void logTpetraIteration(std::ostream& log, const IterationInfo& info) {
+  const PhaseTimes& pt = info.expand_phases;
+  log << std::setw(4) << info.iteration << "  " << std::setw(10) << info.nnz_before << "  " << std::setw(11)
+      << info.nnz_expanded << "  " << std::setw(11) << info.nnz_pruned << "  " << std::setw(8)
+      << std::fixed << std::setprecision(4) << info.chaos << "  " << std::setw(3) << info.phases << "  "
+      << std::setprecision(3) << std::setw(6) << info.time_expand << " [" << std::setw(6)
+      << pt.redistribute_in << " " << std::setw(6) << pt.gi_wait << " " << std::setw(6) << pt.li_allgather
+      << " " << std::setw(6) << pt.local_multiply << " " << std::setw(6) << pt.accumulate << " "
+      << std::setw(6) << pt.redistribute_out << "]  " << std::setw(6) << info.time_prune << "  "
+      << std::setw(12) << info.gi_bytes << "  " << std::setw(12) << info.li_bytes << "\n"
+      << std::defaultfloat << std::flush;
+}
+
+// Multiply-adds of each local row of T*T, capped at n (a product row has at most n entries);
+// returns their sum.
+double estimateRowFlops(const crs_matrix_type& T, std::size_t nloc, long long n, std::vector<double>& rowFlops) {
+  rowFlops.assign(nloc, 0.0);
+  double localFlops = 0;
+  // B = T: T's row lengths at T's columns.
+  const auto rl = tpetra::rowLengthsAtColumns(T, T);
+  const auto work = tpetra::multiplyAddsPerRow(T, rl.len, false);
+  for (std::size_t i = 0; i < nloc; ++i) {
+    rowFlops[i] = std::min(static_cast<double>(work[i]), static_cast<double>(n));
+    localFlops += rowFlops[i];
+  }
+  return localFlops;
+}
+
+// The number of phases from a flops-based upper bound on the product size. Collective when a
+// memory budget is set.
+int tpetraPhases(const Options& opt, double localFlops, MPI_Comm comm) {
+  int phases = 1;
+  if (opt.force_phases > 0) {
+    phases = opt.force_phases;
+  } else if (opt.memory_budget_mb > 0) {
+    // Upper bound on the un-pruned product: sum over rows of min(flops, n) entries, about 24
+    // bytes each while the multiply builds it (value, index, workspace).
+    const double bytes = localFlops * 24.0;
+    const double budget = opt.memory_budget_mb * 1024.0 * 1024.0;
+    int mine = static_cast<int>(std::min(1e6, std::ceil(bytes / budget)));
+    MPI_Allreduce(&mine, &phases, 1, MPI_INT, MPI_MAX, comm);
+    phases = std::max(phases, 1);
+  }
+  return phases;
+}
+
+// Slice boundaries: contiguous local rows with about equal flops.
+std::vector<std::size_t> sliceByFlops(const std::vector<double>& rowFlops, double localFlops, int phases,
+                                      std::size_t nloc) {
+  std::vector<std::size_t> bounds(phases + 1, nloc);
+  bounds[0] = 0;
+  double acc = 0;
+  int p = 1;
+  for (std::size_t i = 0; i < nloc && p < phases; ++i) {
+    acc += rowFlops[i];
+    while (p < phases && acc >= localFlops * p / phases) bounds[p++] = i + 1;
+  }
+  for (int q = 1; q <= phases; ++q) bounds[q] = std::max(bounds[q], bounds[q - 1]);
+  return bounds;
+}
+
+// A_p: T restricted to local rows [begin, end), the other rows empty, on T's maps.
+Teuchos::RCP<const crs_matrix_type> sliceRows(const crs_matrix_type& T, const Teuchos::RCP<const map_type>& R,
+                                              std::size_t begin, std::size_t end) {
+  const std::size_t nloc = Compat::localNumElements(*R);
+  Teuchos::ArrayRCP<std::size_t> rp(nloc + 1, 0);
+  std::vector<LO> ci;
+  std::vector<double> cv;
+  for (std::size_t i = 0; i < nloc; ++i) {
+    if (i >= begin && i < end) {
+      typename crs_matrix_type::local_inds_host_view_type inds;
+      typename crs_matrix_type::values_host_view_type vals;
+      T.getLocalRowView(static_cast<LO>(i), inds, vals);
+      for (std::size_t k = 0; k < inds.extent(0); ++k) {
+        ci.push_back(inds(k));
+        cv.push_back(vals(k));
+      }
+    }
+    rp[i + 1] = ci.size();
+  }
+  Teuchos::ArrayRCP<LO> aci(ci.size());
+  Teuchos::ArrayRCP<double> acv(cv.size());
+  std::copy(ci.begin(), ci.end(), aci.begin());
+  std::copy(cv.begin(), cv.end(), acv.begin());
+  auto M = Teuchos::rcp(new crs_matrix_type(R, T.getColMap(), rp, aci, acv));
+  M->expertStaticFillComplete(T.getDomainMap(), T.getRangeMap(), T.getGraph()->getImporter(),
+                              T.getGraph()->getExporter());
+  return M;
+}
+
+// This rank's share of one unfused iteration, reduced over ranks into its IterationInfo.
+struct TpetraTallies {
+  double chaos = 0, tExpand = 0, tPrune = 0;
+  long long expanded = 0;
+};
+
+// Expansion of one slice: C = A_p * T, the only un-pruned product alive (A_p is released as soon
+// as it is used). Adds the multiply's phase times and bytes, reduced over ranks, to info.
+Teuchos::RCP<crs_matrix_type> expandSlice(Teuchos::RCP<const crs_matrix_type>& Ap, const crs_matrix_type& T,
+                                          const Teuchos::RCP<const map_type>& R, const Options& opt,
+                                          MPI_Comm mpicomm, IterationInfo& info, TpetraTallies& t) {
+  auto C = Teuchos::rcp(new crs_matrix_type(R, 0));
+  MPI_Barrier(mpicomm);
+  double ta = now();
+  multiply(*Ap, T, *C, opt);
+  t.tExpand += now() - ta;
+  Ap = Teuchos::null;
+  const MultiplyStats& s = lastMultiplyStats();
+  ReducedStats rs = reduceStats(s, mpicomm);
+  info.expand_phases += rs.max.times;
+  info.gi_bytes += rs.total.gi_bytes_recv;
+  info.li_bytes += rs.total.li_bytes_recv;
+  return C;
+}
+
+// Prunes and inflates the slice's columns (local rows [begin, end) of C) onto next; releases C.
+void pruneSlice(Teuchos::RCP<crs_matrix_type>& C, const map_type& R, std::size_t begin, std::size_t end,
+                const Options& opt, LocalRows& next, std::vector<GO_>& idx, std::vector<double>& val,
+                TpetraTallies& t) {
+  const bool flt = opt.float_values;
+  double tb = now();
+  const auto cmap = C->getColMap();
+  for (std::size_t i = begin; i < end; ++i) {
+    typename crs_matrix_type::local_inds_host_view_type inds;
+    typename crs_matrix_type::values_host_view_type vals;
+    C->getLocalRowView(static_cast<LO>(i), inds, vals);
+    idx.clear();
+    val.clear();
+    for (std::size_t k = 0; k < inds.extent(0); ++k) {
+      const double v = store(vals(k), flt);
+      if (v == 0) continue;
+      idx.push_back(cmap->getGlobalElement(inds(k)));
+      val.push_back(v);
+    }
+    t.expanded += static_cast<long long>(idx.size());
+    const GO_ g = R.getGlobalElement(static_cast<LO>(i));
+    t.chaos = std::max(t.chaos, detail::pruneColumn(idx, val, g, opt));
+    inflate(val, opt.inflation, flt);
+    next.col.insert(next.col.end(), idx.begin(), idx.end());
+    next.val.insert(next.val.end(), val.begin(), val.end());
+    next.ptr.push_back(next.col.size());
+  }
+  C = Teuchos::null;
+  t.tPrune += now() - tb;
+}
+
+// Fills info with the iteration's measurements over all ranks. Collective.
+void reduceTpetraIteration(IterationInfo& info, const TpetraTallies& t, const crs_matrix_type& T, MPI_Comm comm) {
+  double loc[3] = {t.chaos, t.tExpand, t.tPrune}, glob[3];
+  MPI_Allreduce(loc, glob, 3, MPI_DOUBLE, MPI_MAX, comm);
+  long long e = t.expanded, eg = 0;
+  MPI_Allreduce(&e, &eg, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  info.chaos = glob[0];
+  info.time_expand = glob[1];
+  info.time_prune = glob[2];
+  info.nnz_expanded = eg;
+  info.nnz_pruned = static_cast<long long>(T.getGlobalNumEntries());
+}
+
+// One unfused iteration: expansion and pruning slice by slice, then T rebuilt from the pruned rows.
+void tpetraIteration(Teuchos::RCP<crs_matrix_type>& T, const Teuchos::RCP<const map_type>& R, long long n,
+                     const Options& opt, MPI_Comm mpicomm, IterationInfo& info, LocalRows& next,
+                     std::vector<GO_>& idx, std::vector<double>& val) {
+  const std::size_t nloc = Compat::localNumElements(*R);
+  info.nnz_before = static_cast<long long>(T->getGlobalNumEntries());
+  std::vector<double> rowFlops;
+  const double localFlops = estimateRowFlops(*T, nloc, n, rowFlops);
+  const int phases = tpetraPhases(opt, localFlops, mpicomm);
+  info.phases = phases;
+  const std::vector<std::size_t> bounds = sliceByFlops(rowFlops, localFlops, phases, nloc);
+
+  next.clear();
+  TpetraTallies t;
+  for (int p = 0; p < phases; ++p) {
+    // A_p: T restricted to the slice's rows (all of T when there is one phase).
+    Teuchos::RCP<const crs_matrix_type> Ap = T;
+    if (phases > 1) Ap = sliceRows(*T, R, bounds[p], bounds[p + 1]);
+    Teuchos::RCP<crs_matrix_type> C = expandSlice(Ap, *T, R, opt, mpicomm, info, t);
+    pruneSlice(C, *R, bounds[p], bounds[p + 1], opt, next, idx, val, t);
+  }
+  // Rows outside every slice cannot exist (bounds cover [0, nloc)); rebuild T.
+  double tb = now();
+  T = Teuchos::null;
+  T = buildMatrix(R, next);
+  t.tPrune += now() - tb;
+  reduceTpetraIteration(info, t, *T, mpicomm);
+}
+
+// mclDag's edges of the limit T (local rows), appended to edges.
+void tpetraDagEdges(const crs_matrix_type& T, const map_type& R, bool flt, std::vector<GO_>& idx,
+                    std::vector<double>& val, std::vector<GO_>& edges) {
+  const std::size_t nloc = Compat::localNumElements(R);
+  const auto cmap = T.getColMap();
+  for (std::size_t i = 0; i < nloc; ++i) {
+    typename crs_matrix_type::local_inds_host_view_type inds;
+    typename crs_matrix_type::values_host_view_type vals;
+    T.getLocalRowView(static_cast<LO>(i), inds, vals);
+    idx.clear();
+    val.clear();
+    for (std::size_t k = 0; k < inds.extent(0); ++k) {
+      idx.push_back(cmap->getGlobalElement(inds(k)));
+      val.push_back(vals(k));
+    }
+    dagEdges(R.getGlobalElement(static_cast<LO>(i)), idx, val, flt, edges);
+  }
+}
+
+// The unfused iterations from T0 (rows, with row map R) to the limit, and the limit's DAG edges.
+void clusterTpetra(LocalRows& rows, const Teuchos::RCP<const map_type>& R, Result& res, const Options& opt,
+                   MPI_Comm mpicomm, int P, std::ostream* log, std::vector<GO_>& edges) {
+  Teuchos::RCP<crs_matrix_type> T = buildMatrix(R, rows);
+  rows.clear();
+  if (log) logTpetraHeader(*log, res.n, static_cast<long long>(T->getGlobalNumEntries()), P, opt);
+  std::vector<GO_> idx;
+  std::vector<double> val;
+  LocalRows next;
+  for (int it = 1; it <= opt.max_iter; ++it) {
+    IterationInfo info;
+    info.iteration = it;
+    tpetraIteration(T, R, res.n, opt, mpicomm, info, next, idx, val);
+    recordIteration(res, info);
+    if (log) logTpetraIteration(*log, info);
+    if (info.chaos < opt.chaos_limit) {
+      res.converged = true;
+      break;
+    }
+  }
+  // ---- interpretation: the DAG of the limit (mclDag), gathered on rank 0 ----
+  tpetraDagEdges(*T, *R, opt.float_values, idx, val, edges);
+  T = Teuchos::null;
+}
+
+// ---- interpretation of the limit ----
+
+// Gathers the DAG's edges on rank 0 and interprets them there. Returns the clusters flattened as
+// [noverlap, nmissing, ncl, size_0, members..., size_1, ...] on rank 0, empty elsewhere.
+std::vector<GO_> interpretOnRoot(const std::vector<GO_>& edges, GO_ n, int rank, MPI_Comm mpicomm) {
   // 64-bit counts: the gathered edge list outgrows int on large graphs.
   const std::vector<std::int64_t> counts =
       bigcount::gatherCounts(static_cast<std::int64_t>(edges.size()), 0, mpicomm);
@@ -996,7 +1149,7 @@ Result clusterImpl(const crs_matrix_type& A, Teuchos::RCP<const crs_matrix_type>
   if (rank == 0) all.resize(static_cast<std::size_t>(std::accumulate(counts.begin(), counts.end(), std::int64_t{0})));
   bigcount::gatherv(edges.data(), static_cast<std::int64_t>(edges.size()), all.data(), counts, MPI_LONG_LONG, 0,
                     mpicomm);
-  std::vector<GO_> flat;  // [noverlap, nmissing, ncl, size_0, members..., size_1, ...]
+  std::vector<GO_> flat;
   if (rank == 0) {
     std::vector<GO_> src(all.size() / 2), dst(all.size() / 2);
     for (std::size_t e = 0; e < src.size(); ++e) {
@@ -1004,7 +1157,7 @@ Result clusterImpl(const crs_matrix_type& A, Teuchos::RCP<const crs_matrix_type>
       dst[e] = all[2 * e + 1];
     }
     all.clear();
-    Interpretation ip = interpret(res.n, src, dst);
+    Interpretation ip = interpret(n, src, dst);
     flat.push_back(ip.overlap);
     flat.push_back(ip.missing);
     flat.push_back(static_cast<GO_>(ip.clusters.size()));
@@ -1013,6 +1166,11 @@ Result clusterImpl(const crs_matrix_type& A, Teuchos::RCP<const crs_matrix_type>
       flat.insert(flat.end(), c.begin(), c.end());
     }
   }
+  return flat;
+}
+
+// Broadcasts rank 0's flattened clusters (interpretOnRoot) and unpacks them into res.
+void broadcastClusters(std::vector<GO_>& flat, Result& res, MPI_Comm mpicomm) {
   long long flen = static_cast<long long>(flat.size());
   MPI_Bcast(&flen, 1, MPI_LONG_LONG, 0, mpicomm);
   flat.resize(flen);
@@ -1026,20 +1184,49 @@ Result clusterImpl(const crs_matrix_type& A, Teuchos::RCP<const crs_matrix_type>
     c.assign(flat.begin() + pos, flat.begin() + pos + sz);
     pos += sz;
   }
+}
+
+void logSummary(std::ostream& log, const Result& res) {
+  log << "trident-mcl: " << res.clusters.size() << " clusters, " << res.iterations << " iterations"
+      << (res.converged ? "" : " (not converged)") << ", expansion " << res.time_expand << " s, total "
+      << res.time_total << " s, peak RSS " << std::fixed << std::setprecision(1) << res.peak_rss_mb
+      << std::defaultfloat << " MB per rank (max)";
+  if (res.overlap) log << ", " << res.overlap << " nodes in overlap (cut)";
+  if (res.missing) log << ", " << res.missing << " unclustered nodes (one cluster)";
+  log << "\n";
+}
+
+// owned: the caller's reference to A, released as soon as T0 is formed (A must not be used after).
+Result clusterImpl(const crs_matrix_type& A, Teuchos::RCP<const crs_matrix_type>* owned, const Options& opt) {
+  const double t0 = now();
+  const comm_ptr comm = A.getComm();
+  const MPI_Comm mpicomm = rawComm(comm);
+  const int rank = comm->getRank();
+  std::ostream* log = rank == 0 ? opt.progress : nullptr;
+  validateInput(A, opt);
+
+  Result res;
+  res.n = static_cast<long long>(A.getGlobalNumRows());
+  Teuchos::RCP<const map_type> R;
+  LocalRows rows = formT0(A, opt, R);
+  if (owned) {
+    *owned = Teuchos::null;
+    releaseFreedHeap();
+  }
+  std::vector<GO_> edges;  // the limit's DAG, pairs (src, dst)
+  if (opt.algorithm == "fused")
+    clusterFused(rows, R, res, opt, mpicomm, log, edges);
+  else
+    clusterTpetra(rows, R, res, opt, mpicomm, comm->getSize(), log, edges);
+
+  std::vector<GO_> flat = interpretOnRoot(edges, res.n, rank, mpicomm);
+  broadcastClusters(flat, res, mpicomm);
   res.time_total = now() - t0;
   res.peak_rss_mb = peakRssMb();
   MPI_Allreduce(MPI_IN_PLACE, &res.peak_rss_mb, 1, MPI_DOUBLE, MPI_MAX, mpicomm);
   double tt = res.time_total;
   MPI_Allreduce(&tt, &res.time_total, 1, MPI_DOUBLE, MPI_MAX, mpicomm);
-  if (log) {
-    *log << "trident-mcl: " << res.clusters.size() << " clusters, " << res.iterations << " iterations"
-         << (res.converged ? "" : " (not converged)") << ", expansion " << res.time_expand << " s, total "
-         << res.time_total << " s, peak RSS " << std::fixed << std::setprecision(1) << res.peak_rss_mb
-         << std::defaultfloat << " MB per rank (max)";
-    if (res.overlap) *log << ", " << res.overlap << " nodes in overlap (cut)";
-    if (res.missing) *log << ", " << res.missing << " unclustered nodes (one cluster)";
-    *log << "\n";
-  }
+  if (log) logSummary(*log, res);
   return res;
 }
 }  // namespace
