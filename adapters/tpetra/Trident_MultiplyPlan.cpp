@@ -292,6 +292,41 @@ struct MultiplyPlan::Impl {
   OwnedTiles keptTiles;
   ValueRoute route;
 
+  // The plan's steps, in the order a drop-in call takes them: check the operands (one
+  // collective), choose the algorithm ("auto"), lay out (positions, weights, grid, slices,
+  // layout); then each execute moves the operands in, multiplies, waits for the slowest rank and
+  // assembles C.
+  AutoInputs checkAll(const crs_matrix_type& A, const crs_matrix_type& B,
+                      const Teuchos::RCP<Teuchos::ParameterList>& params, const crs_matrix_type* first_C,
+                      CollectiveCheck& check, std::optional<std::size_t>& a_zeros);
+  void choose(const crs_matrix_type& A, const crs_matrix_type& B, const CollectiveCheck& check, AutoInputs& in);
+  void layOut(const crs_matrix_type& A, const crs_matrix_type& B);
+  void checkExecute(const crs_matrix_type& A, const crs_matrix_type& B, const crs_matrix_type& C);
+  void executeTpetra(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C, bool fill,
+                     const std::string& label, double t_start);
+  OwnedTiles moveIn(const crs_matrix_type& A, const crs_matrix_type& B, std::vector<std::uint64_t>& sent);
+  Csr multiply(const OwnedTiles& tiles, crs_matrix_type& C, bool values_only, tpetra::FinalArraysSink& sink);
+  void waitForSlowest();
+  void assemble(Csr& Cblk, crs_matrix_type& C, bool values_only, bool fill, tpetra::FinalArraysSink& sink,
+                std::vector<std::uint64_t>& sent);
+
+  // layOut's parts: op(A) and op(B) in position space, the rows' weights for balance, the grid,
+  // slices and layout, and what a one-shot plan keeps of the operands for its execute.
+  struct Positioned {
+    tpetra::MapPositions inner;  // op(A)'s domain map (the inner dimension)
+    LocalRows a, b;
+  };
+  struct RowWeights {
+    std::vector<std::int64_t> a_pos, a_work, b_pos, b_work;
+  };
+  Positioned toPositions(const crs_matrix_type& Ap, const crs_matrix_type& Bp);
+  RowWeights rowWeights(const crs_matrix_type& Ap, const crs_matrix_type& Bp);
+  void layTiles(const Positioned& pos, const RowWeights& w);
+  void keepFirstOperands(const Teuchos::RCP<const crs_matrix_type>& Ap, const Teuchos::RCP<const crs_matrix_type>& Bp,
+                         Positioned& pos);
+  // Bytes sent in the redistributions, by link; clears `sent`.
+  void accountSent(std::vector<std::uint64_t>& sent);
+
   // The tiles of a kept plan's first execute, and the route for later ones: distributeTiles runs
   // on entry ids instead of values, so the ids show where each value lands.
   void firstTilesOfKeptPlan(const crs_matrix_type& Ap, const crs_matrix_type& Bp, std::vector<std::uint64_t>* sent);
@@ -321,72 +356,19 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   retainFreedHeap();  // once per process (core/HeapRetention.hpp)
   const double t0 = MPI_Wtime();
   p.world = tpetra::rawComm(A.getComm());
-  // One collective for every check of the call (parameters, operands, the first C, what "auto"
-  // reads) and for the questions whose answers must agree across ranks.
+  p.tA = transposeA;
+  p.tB = transposeB;
   CollectiveCheck check;
-  auto checkTimer = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: plan: checks")));
-  p.opt = MultiplyOptions::parse(params, check);
-  {
-    const std::string padError = heapPadSettingError();
-    check.failIf(!padError.empty(), padError);
-  }
-  checkOperands(A, B, check);
-  if (first_C) checkResult(A, transposeA, *first_C, check);
-  const bool plain = !transposeA && !transposeB && A.isFillComplete() && B.isFillComplete();
-  const std::size_t servesSlot = check.contribute(plain && tpetra::aImportServesLocally(A, B) ? 1 : 0);
-  AutoInputs autoIn;
-  const bool chooses = p.opt.algorithm == Algorithm::Auto;
-  // A's stored zeros: a kept plan's fingerprint (op(A) = A) needs them (every algorithm's kernel,
-  // Tpetra's too, skips them), and auto's bound (A*B) reads them when they are counted. A one-off
-  // call does not count them for the bound alone: the bound settles without them
-  // (AutoInputs::agree), and on MueLu's 2D Laplacian (P = 2) the count cost 0.6 of the
-  // bound's own pass.
   std::optional<std::size_t> aZeros;
-  if (!transposeA && A.isFillComplete() && p.keep) aZeros = tpetra::storedZeros(A);
-  if (chooses)
-    autoIn = AutoInputs::gather(A, transposeA, B, transposeB, check, aZeros,
-                                p.opt.remember_auto_choice ? std::optional<std::uint64_t>(rememberContext(p.opt))
-                                                           : std::nullopt,
-                                p.opt.estimate_auto_choice);
-  else
-    AutoInputs::holdPlaces(check);
-  check.run(p.world);
-  p.opt.requireAgreement(check);
-  requireInnerDimensions(A, transposeA, B, transposeB);
-  if (plain) p.aImportServes = check.min(servesSlot) == 1;
-  checkTimer = Teuchos::null;
+  AutoInputs autoIn = p.checkAll(A, B, params, first_C, check, aZeros);
   p.checkedC = first_C;
   p.builtA = &A;
   p.builtB = &B;
-  p.tA = transposeA;
-  p.tB = transposeB;
   if (p.keep) {
     Teuchos::TimeMonitor fingerprintTimer(*phaseTimer("Trident: plan: pattern fingerprints"));
     p.rememberPatterns(A, B, aZeros);
   }
-  if (chooses) {
-    autoIn.agree(check);
-    autoIn.a_import_serves = p.aImportServes;
-    autoIn.owner_slices_allowed = !p.opt.permute && p.opt.slices != SliceChoice::Balanced;
-    autoIn.rows_grid_allowed = p.opt.grid != GridChoice::Square;
-    AutoChoice choice = chooseAlgorithm(A, transposeA, B, transposeB, p.world,
-                                        [&p]() -> const Topology& { return p.topology(); }, autoIn, p.stats);
-    p.opt.algorithm = choice.algorithm;
-    // The plan builds the layout the prediction is for.
-    if (choice.algorithm == Algorithm::Trident) {
-      p.opt.slices = choice.owner_slices ? SliceChoice::Owners : SliceChoice::Balanced;
-      if (choice.owner_slices) p.opt.grid = GridChoice::Rows;
-    }
-    if (choice.tpetra_counts) {
-      p.tpetraCounts = *choice.tpetra_counts;
-      p.tpetraCounted = true;
-    }
-    // A remembered choice or one settled without counting (agreed on every rank) counted no rows.
-    if (choice.row_work && p.opt.algorithm != Algorithm::Tpetra) {
-      p.autoRowWork = std::move(*choice.row_work);
-      p.autoCountedRows = true;
-    }
-  }
+  if (p.opt.algorithm == Algorithm::Auto) p.choose(A, B, check, autoIn);
   p.stats.algorithm = toString(p.opt.algorithm);
   MPI_Comm_size(p.world, &p.stats.P);
   // Tpetra's own Multiply needs no groups: they are formed (a few collectives, the first time a
@@ -397,117 +379,194 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
     return;
   }
   p.summa = p.opt.algorithm == Algorithm::Summa;
-  const Topology& topo = p.topology();
-  p.stats.ranks_per_group = topo.ranks_per_group();
-
+  p.stats.ranks_per_group = p.topology().ranks_per_group();
   // Past validation, a failure on one rank would leave the others waiting: end the job instead.
-  runOrAbort(p.world, "MultiplyPlan set-up", [&] {
-  Teuchos::TimeMonitor total_timer(*phaseTimer("Trident: total"));
-  PhaseTimer t(p.setup.redistribute_in, "Trident: redistribute in");
-  auto Ap = transposeA ? transposeOf(A) : Teuchos::rcpFromRef(A);
-  auto Bp = transposeB ? transposeOf(B) : Teuchos::rcpFromRef(B);
-  p.domainB = Bp->getDomainMap();
-  p.rangeA = Ap->getRangeMap();
-  auto sub = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: plan: positions")));
-  std::vector<tpetra::MapPositions> positions =
-      tpetra::MapPositions::of({Ap->getRowMap().get(), Ap->getDomainMap().get(), p.domainB.get()});
-  p.rowPos = std::make_unique<tpetra::MapPositions>(std::move(positions[0]));
-  const tpetra::MapPositions innerPos = std::move(positions[1]);
-  p.colPos = std::make_unique<tpetra::MapPositions>(std::move(positions[2]));
-  const std::int64_t m = p.rowPos->global(), k = innerPos.global(), n = p.colPos->global();
+  runOrAbort(p.world, "MultiplyPlan set-up", [&] { p.layOut(A, B); });
+  p.setup.total = MPI_Wtime() - t0;
+}
 
-  // Global IDs -> positions. B's rows must be global IDs of op(A)'s domain map. With linear maps
-  // the three look-ups are local and share one check.
-  p.aRow.resize(Compat::localNumRows(*Ap));
-  for (std::size_t r = 0; r < p.aRow.size(); ++r) p.aRow[r] = p.rowPos->first() + static_cast<std::int64_t>(r);
-  CollectiveCheck lookups;
-  p.aCol = tpetra::positionsOf(*Ap->getDomainMap(), innerPos, Compat::localElementList(*Ap->getColMap()),
-                               "a column of op(A)", &lookups);
-  p.bRow = tpetra::positionsOf(*Ap->getDomainMap(), innerPos, Compat::localElementList(*Bp->getRowMap()),
-                               "a row of op(B) (op(B)'s rows must match op(A)'s domain map)", &lookups);
-  p.bCol = tpetra::positionsOf(*p.domainB, *p.colPos, Compat::localElementList(*Bp->getColMap()), "a column of op(B)",
-                               &lookups);
-  lookups.run(p.world);
-  if (p.opt.permute) {
-    const auto seed = static_cast<std::uint64_t>(p.opt.seed);
-    p.prow = Permutation(m, seed);
-    p.pinner = Permutation(k, seed);
-    p.pcol = Permutation(n, seed);
+// One collective for every check of the call (parameters, operands, the first C, what "auto"
+// reads) and for the questions whose answers must agree across ranks.
+AutoInputs MultiplyPlan::Impl::checkAll(const crs_matrix_type& A, const crs_matrix_type& B,
+                                        const Teuchos::RCP<Teuchos::ParameterList>& params,
+                                        const crs_matrix_type* first_C, CollectiveCheck& check,
+                                        std::optional<std::size_t>& a_zeros) {
+  Teuchos::TimeMonitor checkTimer(*phaseTimer("Trident: plan: checks"));
+  opt = MultiplyOptions::parse(params, check);
+  const std::string padError = heapPadSettingError();
+  check.failIf(!padError.empty(), padError);
+  checkOperands(A, B, check);
+  if (first_C) checkResult(A, tA, *first_C, check);
+  const bool plain = !tA && !tB && A.isFillComplete() && B.isFillComplete();
+  const std::size_t servesSlot = check.contribute(plain && tpetra::aImportServesLocally(A, B) ? 1 : 0);
+  // A's stored zeros: a kept plan's fingerprint (op(A) = A) needs them (every algorithm's kernel,
+  // Tpetra's too, skips them), and auto's bound (A*B) reads them when they are counted. A one-off
+  // call does not count them for the bound alone: the bound settles without them
+  // (AutoInputs::agree), and on MueLu's 2D Laplacian (P = 2) the count cost 0.6 of the
+  // bound's own pass.
+  if (!tA && A.isFillComplete() && keep) a_zeros = tpetra::storedZeros(A);
+  AutoInputs in;
+  if (opt.algorithm == Algorithm::Auto)
+    in = AutoInputs::gather(A, tA, B, tB, check, a_zeros,
+                            opt.remember_auto_choice ? std::optional<std::uint64_t>(rememberContext(opt)) : std::nullopt,
+                            opt.estimate_auto_choice);
+  else
+    AutoInputs::holdPlaces(check);
+  check.run(world);
+  opt.requireAgreement(check);
+  requireInnerDimensions(A, tA, B, tB);
+  if (plain) aImportServes = check.min(servesSlot) == 1;
+  return in;
+}
+
+// "auto": the choice, and the layout its prediction is for, which the plan then builds.
+void MultiplyPlan::Impl::choose(const crs_matrix_type& A, const crs_matrix_type& B, const CollectiveCheck& check,
+                                AutoInputs& in) {
+  in.agree(check);
+  in.a_import_serves = aImportServes;
+  in.owner_slices_allowed = !opt.permute && opt.slices != SliceChoice::Balanced;
+  in.rows_grid_allowed = opt.grid != GridChoice::Square;
+  AutoChoice choice = chooseAlgorithm(A, tA, B, tB, world, [this]() -> const Topology& { return topology(); }, in, stats);
+  opt.algorithm = choice.algorithm;
+  if (choice.algorithm == Algorithm::Trident) {
+    opt.slices = choice.owner_slices ? SliceChoice::Owners : SliceChoice::Balanced;
+    if (choice.owner_slices) opt.grid = GridChoice::Rows;
   }
-  LocalRows rowsA = tpetra::localRowsOf(*Ap, p.aRow, p.aCol, p.prow, p.pinner, true);
-  LocalRows rowsB = tpetra::localRowsOf(*Bp, p.bRow, p.bCol, p.pinner, p.pcol, false);
+  if (choice.tpetra_counts) {
+    tpetraCounts = *choice.tpetra_counts;
+    tpetraCounted = true;
+  }
+  // A remembered choice or one settled without counting (agreed on every rank) counted no rows.
+  if (choice.row_work && opt.algorithm != Algorithm::Tpetra) {
+    autoRowWork = std::move(*choice.row_work);
+    autoCountedRows = true;
+  }
+}
 
-  sub = Teuchos::null;
-  sub = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: plan: balance")));
-  // A's slices are balanced by the work of their rows, the multiply-adds (the entries of B each
-  // row meets), not by A's entries alone: on power-law graphs the two differ by orders of
-  // magnitude. One import of B's row lengths onto A's columns gives it.
+void MultiplyPlan::Impl::layOut(const crs_matrix_type& A, const crs_matrix_type& B) {
+  Teuchos::TimeMonitor total_timer(*phaseTimer("Trident: total"));
+  PhaseTimer t(setup.redistribute_in, "Trident: redistribute in");
+  auto Ap = tA ? transposeOf(A) : Teuchos::rcpFromRef(A);
+  auto Bp = tB ? transposeOf(B) : Teuchos::rcpFromRef(B);
+  domainB = Bp->getDomainMap();
+  rangeA = Ap->getRangeMap();
+  Positioned pos = toPositions(*Ap, *Bp);
+  layTiles(pos, rowWeights(*Ap, *Bp));
+  stats.grid_rows = L.grid.rows;
+  stats.grid_cols = L.grid.cols;
+  stats.rounds = L.grid.rounds;
+  stats.owner_slices = aStays;
+  keepFirstOperands(Ap, Bp, pos);
+}
+
+// Global IDs -> positions. B's rows must be global IDs of op(A)'s domain map. With linear maps
+// the three look-ups are local and share one check.
+MultiplyPlan::Impl::Positioned MultiplyPlan::Impl::toPositions(const crs_matrix_type& Ap, const crs_matrix_type& Bp) {
+  Teuchos::TimeMonitor timer(*phaseTimer("Trident: plan: positions"));
+  std::vector<tpetra::MapPositions> positions =
+      tpetra::MapPositions::of({Ap.getRowMap().get(), Ap.getDomainMap().get(), domainB.get()});
+  rowPos = std::make_unique<tpetra::MapPositions>(std::move(positions[0]));
+  colPos = std::make_unique<tpetra::MapPositions>(std::move(positions[2]));
+  const tpetra::MapPositions& innerPos = positions[1];
+  aRow.resize(Compat::localNumRows(Ap));
+  for (std::size_t r = 0; r < aRow.size(); ++r) aRow[r] = rowPos->first() + static_cast<std::int64_t>(r);
+  CollectiveCheck lookups;
+  aCol = tpetra::positionsOf(*Ap.getDomainMap(), innerPos, Compat::localElementList(*Ap.getColMap()),
+                             "a column of op(A)", &lookups);
+  bRow = tpetra::positionsOf(*Ap.getDomainMap(), innerPos, Compat::localElementList(*Bp.getRowMap()),
+                             "a row of op(B) (op(B)'s rows must match op(A)'s domain map)", &lookups);
+  bCol = tpetra::positionsOf(*domainB, *colPos, Compat::localElementList(*Bp.getColMap()), "a column of op(B)",
+                             &lookups);
+  lookups.run(world);
+  if (opt.permute) {
+    const auto seed = static_cast<std::uint64_t>(opt.seed);
+    prow = Permutation(rowPos->global(), seed);
+    pinner = Permutation(innerPos.global(), seed);
+    pcol = Permutation(colPos->global(), seed);
+  }
+  LocalRows rowsOfA = tpetra::localRowsOf(Ap, aRow, aCol, prow, pinner, true);
+  LocalRows rowsOfB = tpetra::localRowsOf(Bp, bRow, bCol, pinner, pcol, false);
+  return Positioned{std::move(positions[1]), std::move(rowsOfA), std::move(rowsOfB)};
+}
+
+// A's slices are balanced by the work of their rows, the multiply-adds (the entries of B each
+// row meets), not by A's entries alone: on power-law graphs the two differ by orders of
+// magnitude. One import of B's row lengths onto A's columns gives it.
+MultiplyPlan::Impl::RowWeights MultiplyPlan::Impl::rowWeights(const crs_matrix_type& Ap, const crs_matrix_type& Bp) {
+  Teuchos::TimeMonitor timer(*phaseTimer("Trident: plan: balance"));
   // With one slice per tile (SUMMA, or lambda = 1) nothing is balanced: skip the import.
-  const bool balanced = !p.summa && (topo.ranks_per_group() > 1 || p.opt.slices != SliceChoice::Balanced);
+  const bool balanced = !summa && (topo->ranks_per_group() > 1 || opt.slices != SliceChoice::Balanced);
   // "auto" has counted them already when it counted this product (same A and B, no transposes).
   // The same on every rank (the import below is collective): auto counted the rows of A*B (no
   // transposes) and chose a 2D algorithm.
-  const bool counted = p.autoCountedRows;
-  if (counted && p.autoRowWork.size() != p.aRow.size())
+  const bool counted = autoCountedRows;
+  if (counted && autoRowWork.size() != aRow.size())
     throw std::logic_error("MultiplyPlan: auto's row work does not match A's rows");
   const std::vector<std::int64_t> rowWork =
-      !balanced ? std::vector<std::int64_t>(p.aRow.size(), 0)
-      : counted ? std::move(p.autoRowWork)
-                : multiplyAddsPerRow(*Ap, rowLengthsAtColumns(*Ap, *Bp, p.aImportServes).len);
-  p.autoRowWork = {};
-  std::vector<std::int64_t> aw(p.aRow.size()), bw(p.bRow.size()), ap(p.aRow.size()), bp(p.bRow.size());
-  for (std::size_t r = 0; r < p.aRow.size(); ++r) {
-    ap[r] = p.prow(p.aRow[r]);
-    aw[r] = static_cast<std::int64_t>(Ap->getNumEntriesInLocalRow(static_cast<LO>(r))) + rowWork[r];
+      !balanced ? std::vector<std::int64_t>(aRow.size(), 0)
+      : counted ? std::move(autoRowWork)
+                : multiplyAddsPerRow(Ap, rowLengthsAtColumns(Ap, Bp, aImportServes).len);
+  autoRowWork = {};
+  RowWeights w;
+  w.a_pos.resize(aRow.size());
+  w.a_work.resize(aRow.size());
+  w.b_pos.resize(bRow.size());
+  w.b_work.resize(bRow.size());
+  for (std::size_t r = 0; r < aRow.size(); ++r) {
+    w.a_pos[r] = prow(aRow[r]);
+    w.a_work[r] = static_cast<std::int64_t>(Ap.getNumEntriesInLocalRow(static_cast<LO>(r))) + rowWork[r];
   }
-  for (std::size_t r = 0; r < p.bRow.size(); ++r) {
-    bp[r] = p.pinner(p.bRow[r]);
-    bw[r] = static_cast<std::int64_t>(Bp->getNumEntriesInLocalRow(static_cast<LO>(r)));
+  for (std::size_t r = 0; r < bRow.size(); ++r) {
+    w.b_pos[r] = pinner(bRow[r]);
+    w.b_work[r] = static_cast<std::int64_t>(Bp.getNumEntriesInLocalRow(static_cast<LO>(r)));
   }
-  sub = Teuchos::null;
-  sub = Teuchos::rcp(new Teuchos::TimeMonitor(*phaseTimer("Trident: plan: grid and layout")));
-  TileGrid grid = p.summa ? TileGrid::forUnits(topo.P()) : TileGrid::forUnits(topo.groups());
-  const bool fetchNeeded = p.opt.fetch == Fetch::Needed;
-  if (!p.summa && (p.opt.grid == GridChoice::Rows ||
-                   (p.opt.grid == GridChoice::Auto && preferRowsGrid(grid, rowsA, rowsB, k, topo, fetchNeeded))))
-    grid = TileGrid::rowsOnly(topo.groups());
-  if (!p.summa && p.opt.slices == SliceChoice::Owners && p.opt.grid == GridChoice::Auto)
-    grid = TileGrid::rowsOnly(topo.groups());
+  return w;
+}
+
+// The coarse grid, the slices (at the owners' rows or balanced) and the layout, and from them
+// who holds which tile and how C goes back.
+void MultiplyPlan::Impl::layTiles(const Positioned& pos, const RowWeights& w) {
+  Teuchos::TimeMonitor timer(*phaseTimer("Trident: plan: grid and layout"));
+  const Topology& tp = *topo;
+  const std::int64_t m = rowPos->global(), k = pos.inner.global(), n = colPos->global();
+  TileGrid grid = summa ? TileGrid::forUnits(tp.P()) : TileGrid::forUnits(tp.groups());
+  const bool fetchNeeded = opt.fetch == Fetch::Needed;
+  if (!summa && (opt.grid == GridChoice::Rows ||
+                 (opt.grid == GridChoice::Auto && preferRowsGrid(grid, pos.a, pos.b, k, tp, fetchNeeded))))
+    grid = TileGrid::rowsOnly(tp.groups());
+  if (!summa && opt.slices == SliceChoice::Owners && opt.grid == GridChoice::Auto)
+    grid = TileGrid::rowsOnly(tp.groups());
   SliceCuts cuts;
-  if (!p.summa) cuts = ownerCuts(p.opt.slices, grid, topo, p.opt.permute, *p.rowPos, innerPos, p.bRow, aw, p.world, &p.bStays);
-  p.aStays = !cuts.a.empty();
-  p.L = makeLayout(grid, p.summa ? 1 : topo.ranks_per_group(), m, k, n, ap, aw, bp, bw, p.world, cuts);
-  checkLocalIndexRange(p.L);  // before anything moves: tiles must fit 32-bit local indices
-  const std::shared_ptr<const Topology> topoPtr = p.topo;
-  p.rank_of = p.summa ? RankOf([](int unit, int) { return unit; })
-                      : RankOf([topoPtr](int unit, int kk) { return topoPtr->world_rank_of(unit, kk); });
-  p.my_unit = p.summa ? topo.rank() : topo.group();
-  p.my_k = p.summa ? 0 : topo.k();
-  p.assembly = std::make_unique<tpetra::ResultAssembly>(p.L, p.rank_of, p.my_unit, p.my_k, p.prow, p.pcol, *p.rowPos,
-                                                        *p.colPos, p.world);
-  sub = Teuchos::null;
-  p.stats.grid_rows = p.L.grid.rows;
-  p.stats.grid_cols = p.L.grid.cols;
-  p.stats.rounds = p.L.grid.rounds;
-  p.stats.owner_slices = p.aStays;
-  // A kept plan forms its own tiles at its first execute (firstTilesOfKeptPlan). A one-shot plan's
-  // operand that stays is cut into tiles from its rows there; one that moves is sent as triplets.
-  if (!p.keep) {
-    if (p.aStays) {
-      p.rowsA = std::move(rowsA);
-      p.heldA = Ap;
-    } else {
-      p.firstA = toTriplets(rowsA);
-    }
-    if (p.bStays) {
-      p.rowsB = std::move(rowsB);
-      p.heldB = Bp;
-    } else {
-      p.firstB = toTriplets(rowsB);
-    }
+  if (!summa)
+    cuts = ownerCuts(opt.slices, grid, tp, opt.permute, *rowPos, pos.inner, bRow, w.a_work, world, &bStays);
+  aStays = !cuts.a.empty();
+  L = makeLayout(grid, summa ? 1 : tp.ranks_per_group(), m, k, n, w.a_pos, w.a_work, w.b_pos, w.b_work, world, cuts);
+  checkLocalIndexRange(L);  // before anything moves: tiles must fit 32-bit local indices
+  const std::shared_ptr<const Topology> topoPtr = topo;
+  rank_of = summa ? RankOf([](int unit, int) { return unit; })
+                  : RankOf([topoPtr](int unit, int kk) { return topoPtr->world_rank_of(unit, kk); });
+  my_unit = summa ? tp.rank() : tp.group();
+  my_k = summa ? 0 : tp.k();
+  assembly = std::make_unique<tpetra::ResultAssembly>(L, rank_of, my_unit, my_k, prow, pcol, *rowPos, *colPos, world);
+}
+
+// A kept plan forms its own tiles at its first execute (firstTilesOfKeptPlan). A one-shot plan's
+// operand that stays is cut into tiles from its rows there; one that moves is sent as triplets.
+void MultiplyPlan::Impl::keepFirstOperands(const Teuchos::RCP<const crs_matrix_type>& Ap,
+                                           const Teuchos::RCP<const crs_matrix_type>& Bp, Positioned& pos) {
+  if (keep) return;
+  if (aStays) {
+    rowsA = std::move(pos.a);
+    heldA = Ap;
+  } else {
+    firstA = toTriplets(pos.a);
   }
-  });
-  p.setup.total = MPI_Wtime() - t0;
+  if (bStays) {
+    rowsB = std::move(pos.b);
+    heldB = Bp;
+  } else {
+    firstB = toTriplets(pos.b);
+  }
 }
 
 MultiplyPlan::~MultiplyPlan() = default;
@@ -520,163 +579,183 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
                            bool call_FillComplete_on_result, const std::string& label) {
   Impl& p = *impl_;
   const double t_start = MPI_Wtime();
-  MultiplyStats& stats = p.stats;
-  clearMeasurements(stats);
-  if (p.executions == 0) stats.times += p.setup;
-
+  clearMeasurements(p.stats);
+  if (p.executions == 0) p.stats.times += p.setup;
   // A one-shot plan (Multiply) executes on the operands it was just built from: nothing to check.
   requireAll(p.keep || p.executions == 0,
              "Trident: a MultiplyPlan built with keep_for_reuse = false runs once; build it with true to execute again");
-  const bool oneShot = !p.keep && p.executions == 0;
-  // The checks of this execute, in one collective: none at all when the plan checked them (a
-  // first execute on the operands the plan was just built from, as one-shot plans and MueLu's
-  // kept ones run, with the C it was shown). A second collective and pattern check there would
-  // cost MueLu's small products more than the plan's own check does.
-  const bool operandsChecked = oneShot || (p.executions == 0 && &A == p.builtA && &B == p.builtB);
-  const bool cChecked = p.executions == 0 && &C == p.checkedC;
+  p.checkExecute(A, B, C);
+  if (p.opt.algorithm == Algorithm::Tpetra) {
+    p.executeTpetra(A, B, C, call_FillComplete_on_result, label, t_start);
+    return;
+  }
+  Teuchos::TimeMonitor total_timer(*phaseTimer("Trident: total"));
+  std::vector<std::uint64_t> sent(p.topo->P(), 0);
+  OwnedTiles oneShotTiles = p.moveIn(A, B, sent);
+  // Decided before the multiply: a values-only run needs no column indices in its block.
+  const bool valuesOnly = p.keep && p.assembly->canAssembleValues(C);
+  tpetra::FinalArraysSink sink;
+  Csr Cblk = p.multiply(p.keep ? p.keptTiles : oneShotTiles, C, valuesOnly, sink);
+  oneShotTiles = OwnedTiles();
+  p.waitForSlowest();
+  p.assemble(Cblk, C, valuesOnly, call_FillComplete_on_result, sink, sent);
+  p.stats.times.total = MPI_Wtime() - t_start + (p.executions == 0 ? p.setup.total : 0.0);
+  ++p.executions;
+}
+
+// The checks of this execute, in one collective: none at all when the plan checked them (a
+// first execute on the operands the plan was just built from, as one-shot plans and MueLu's
+// kept ones run, with the C it was shown). A second collective and pattern check there would
+// cost MueLu's small products more than the plan's own check does.
+void MultiplyPlan::Impl::checkExecute(const crs_matrix_type& A, const crs_matrix_type& B, const crs_matrix_type& C) {
+  const bool oneShot = !keep && executions == 0;
+  const bool operandsChecked = oneShot || (executions == 0 && &A == builtA && &B == builtB);
+  const bool cChecked = executions == 0 && &C == checkedC;
   if (!operandsChecked || !cChecked) {
     CollectiveCheck check;
     if (!operandsChecked) checkOperands(A, B, check);
-    if (!cChecked) checkResult(A, p.tA, C, check);
+    if (!cChecked) checkResult(A, tA, C, check);
     if (!operandsChecked && !check.failedHere())
-      check.failIf(!samePattern(A, !p.tA, p.fingerprintA) || !samePattern(B, false, p.fingerprintB),
+      check.failIf(!samePattern(A, !tA, fingerprintA) || !samePattern(B, false, fingerprintB),
                    "the pattern (maps, stored entries, or A's stored zeros) of A or B differs from the one "
                    "the MultiplyPlan was built for; build a new plan");
-    check.run(p.world);
+    check.run(world);
   }
-  p.checkedC = nullptr;
+  checkedC = nullptr;
+}
 
-  if (p.opt.algorithm == Algorithm::Tpetra) {
-    // Into a fill-complete C (a kept plan's product) Tpetra reuses C's graph: values only.
-    stats.reused_plan = p.executions > 0 && C.isFillComplete();
-    {
-      PhaseTimer t(stats.times.local_multiply, "Trident: Tpetra multiply");
-      Tpetra::MatrixMatrix::Multiply(A, p.tA, B, p.tB, C, call_FillComplete_on_result, label, p.opt.tpetra_params);
-    }
-    stats.times.total = MPI_Wtime() - t_start + (p.executions == 0 && stats.auto_chosen ? p.setup.total : 0.0);
-    // Accounting after the timed part, so that it does not count against Tpetra; it depends on
-    // the patterns only, so a kept plan counts once.
-    if (p.executions == 0 && !p.tpetraCounted && p.opt.count_bytes) {
-      auto Ap = p.tA ? transposeOf(A) : Teuchos::rcpFromRef(A);
-      auto Bp = p.tB ? transposeOf(B) : Teuchos::rcpFromRef(B);
-      Teuchos::TimeMonitor accountTimer(*phaseTimer("Trident: Tpetra's import bytes"));
-      runOrAbort(p.world, "Tpetra's byte accounting",
-                 [&] { tpetraImportBytes(*Ap, *Bp, p.topology(), p.aImportServes, p.tpetraCounts); });
-      stats.ranks_per_group = p.topology().ranks_per_group();
-    }
-    stats.bytes_counted = p.tpetraCounted || p.opt.count_bytes;
-    stats.gi_bytes_sent = p.tpetraCounts.gi_bytes_sent;
-    stats.gi_bytes_recv = p.tpetraCounts.gi_bytes_recv;
-    stats.li_bytes_sent = p.tpetraCounts.li_bytes_sent;
-    stats.li_bytes_recv = p.tpetraCounts.li_bytes_recv;
-    stats.local_flops = p.tpetraCounts.local_flops;
-    stats.nnz_c_local = Compat::localNumEntries(C);
-    ++p.executions;
-    return;
+void MultiplyPlan::Impl::executeTpetra(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C,
+                                       bool fill, const std::string& label, double t_start) {
+  // Into a fill-complete C (a kept plan's product) Tpetra reuses C's graph: values only.
+  stats.reused_plan = executions > 0 && C.isFillComplete();
+  {
+    PhaseTimer t(stats.times.local_multiply, "Trident: Tpetra multiply");
+    Tpetra::MatrixMatrix::Multiply(A, tA, B, tB, C, fill, label, opt.tpetra_params);
   }
+  stats.times.total = MPI_Wtime() - t_start + (executions == 0 && stats.auto_chosen ? setup.total : 0.0);
+  // Accounting after the timed part, so that it does not count against Tpetra; it depends on
+  // the patterns only, so a kept plan counts once.
+  if (executions == 0 && !tpetraCounted && opt.count_bytes) {
+    auto Ap = tA ? transposeOf(A) : Teuchos::rcpFromRef(A);
+    auto Bp = tB ? transposeOf(B) : Teuchos::rcpFromRef(B);
+    Teuchos::TimeMonitor accountTimer(*phaseTimer("Trident: Tpetra's import bytes"));
+    runOrAbort(world, "Tpetra's byte accounting",
+               [&] { tpetraImportBytes(*Ap, *Bp, topology(), aImportServes, tpetraCounts); });
+    stats.ranks_per_group = topology().ranks_per_group();
+  }
+  stats.bytes_counted = tpetraCounted || opt.count_bytes;
+  stats.gi_bytes_sent = tpetraCounts.gi_bytes_sent;
+  stats.gi_bytes_recv = tpetraCounts.gi_bytes_recv;
+  stats.li_bytes_sent = tpetraCounts.li_bytes_sent;
+  stats.li_bytes_recv = tpetraCounts.li_bytes_recv;
+  stats.local_flops = tpetraCounts.local_flops;
+  stats.nnz_c_local = Compat::localNumEntries(C);
+  ++executions;
+}
 
-  Teuchos::TimeMonitor total_timer(*phaseTimer("Trident: total"));
-  const Topology& topo = *p.topo;  // formed by the plan for the 2D algorithms
-  std::vector<std::uint64_t> sent(topo.P(), 0);
-  auto accountSent = [&] {
-    for (int d = 0; d < topo.P(); ++d)
-      (topo.same_group(topo.rank(), d) ? stats.redistribute_li_bytes : stats.redistribute_gi_bytes) += sent[d];
-    sent.assign(sent.size(), 0);
-  };
+void MultiplyPlan::Impl::accountSent(std::vector<std::uint64_t>& sent) {
+  for (int d = 0; d < topo->P(); ++d)
+    (topo->same_group(topo->rank(), d) ? stats.redistribute_li_bytes : stats.redistribute_gi_bytes) += sent[d];
+  sent.assign(sent.size(), 0);
+}
+
+// The operands into their tiles: a one-shot plan sends what it kept from the set-up; a kept plan
+// forms its tiles at its first execute and later routes new values only.
+OwnedTiles MultiplyPlan::Impl::moveIn(const crs_matrix_type& A, const crs_matrix_type& B,
+                                      std::vector<std::uint64_t>& sent) {
   OwnedTiles oneShotTiles;
   {
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
-    if (!p.keep) {
-      Triplets TA = std::move(p.firstA), TB = std::move(p.firstB);
+    if (!keep) {
+      Triplets TA = std::move(firstA), TB = std::move(firstB);
       Teuchos::TimeMonitor tilesTimer(*phaseTimer("Trident: redistribute in: tiles"));
-      const OperandEntries a = p.aStays ? OperandEntries{nullptr, &p.rowsA} : OperandEntries{&TA, nullptr};
-      const OperandEntries b = p.bStays ? OperandEntries{nullptr, &p.rowsB} : OperandEntries{&TB, nullptr};
-      oneShotTiles = runOrAbort(p.world, "redistribute in", [&] {
-        return distributeTiles(p.L, a, b, p.rank_of, p.my_unit, p.my_k, p.world, &sent, p.aStays, p.bStays);
+      const OperandEntries a = aStays ? OperandEntries{nullptr, &rowsA} : OperandEntries{&TA, nullptr};
+      const OperandEntries b = bStays ? OperandEntries{nullptr, &rowsB} : OperandEntries{&TB, nullptr};
+      oneShotTiles = runOrAbort(world, "redistribute in", [&] {
+        return distributeTiles(L, a, b, rank_of, my_unit, my_k, world, &sent, aStays, bStays);
       });
-      p.rowsA = LocalRows();
-      p.rowsB = LocalRows();
-      p.heldA = p.heldB = Teuchos::null;
+      rowsA = LocalRows();
+      rowsB = LocalRows();
+      heldA = heldB = Teuchos::null;
     } else {
       // The set-up's triplets hold the values the plan was built with; an execute takes its own.
-      p.firstA = Triplets();
-      p.firstB = Triplets();
-      auto Ap = p.tA ? transposeOf(A) : Teuchos::rcpFromRef(A);
-      auto Bp = p.tB ? transposeOf(B) : Teuchos::rcpFromRef(B);
-      if (p.route.empty()) {
+      firstA = Triplets();
+      firstB = Triplets();
+      auto Ap = tA ? transposeOf(A) : Teuchos::rcpFromRef(A);
+      auto Bp = tB ? transposeOf(B) : Teuchos::rcpFromRef(B);
+      if (route.empty()) {
         Teuchos::TimeMonitor tilesTimer(*phaseTimer("Trident: redistribute in: tiles"));
-        runOrAbort(p.world, "redistribute in", [&] { p.firstTilesOfKeptPlan(*Ap, *Bp, &sent); });
+        runOrAbort(world, "redistribute in", [&] { firstTilesOfKeptPlan(*Ap, *Bp, &sent); });
       } else {
         Teuchos::TimeMonitor valuesTimer(*phaseTimer("Trident: redistribute in: values"));
-        runOrAbort(p.world, "redistribute in", [&] {
-          p.route.refresh(Ap->getLocalMatrixHost().values.data(), Bp->getLocalMatrixHost().values.data(),
-                          p.keptTiles, &sent);
+        runOrAbort(world, "redistribute in", [&] {
+          route.refresh(Ap->getLocalMatrixHost().values.data(), Bp->getLocalMatrixHost().values.data(), keptTiles,
+                        &sent);
         });
       }
     }
   }
-  accountSent();
-  const OwnedTiles& tiles = p.keep ? p.keptTiles : oneShotTiles;
+  accountSent(sent);
+  return oneShotTiles;
+}
 
-  // Decided before the multiply: a values-only run needs no column indices in its block.
-  const bool valuesOnly = p.keep && p.assembly->canAssembleValues(C);
-  p.state.values_only = valuesOnly;
+Csr MultiplyPlan::Impl::multiply(const OwnedTiles& tiles, crs_matrix_type& C, bool values_only,
+                                 tpetra::FinalArraysSink& sink) {
+  state.values_only = values_only;
   // This rank's block is its rows of C (owner slices): the numeric step writes C's values itself.
-  p.state.values_into = {};
-  if (valuesOnly && p.assembly->valuesStraightIntoC(C)) {
+  state.values_into = {};
+  if (values_only && assembly->valuesStraightIntoC(C)) {
     if (C.isFillComplete()) C.resumeFill();
     auto values = C.getLocalMatrixHost().values;
-    p.state.values_into.values = values.data();
-    p.state.values_into.size = values.extent(0);
-    p.state.values_into.cols = p.assembly->straightColumns();
+    state.values_into.values = values.data();
+    state.values_into.size = values.extent(0);
+    state.values_into.cols = assembly->straightColumns();
   }
   AlgorithmOptions aopt;
-  aopt.local_kernel = p.opt.local_kernel;
-  aopt.device = p.opt.device;
-  aopt.lookahead = p.opt.lookahead;
-  aopt.gi_ready_gating = p.opt.gi_pacing == GiPacing::Ready;
-  aopt.fetch_needed_rows = p.opt.fetch == Fetch::Needed;
+  aopt.local_kernel = opt.local_kernel;
+  aopt.device = opt.device;
+  aopt.lookahead = opt.lookahead;
+  aopt.gi_ready_gating = opt.gi_pacing == GiPacing::Ready;
+  aopt.fetch_needed_rows = opt.fetch == Fetch::Needed;
   // A one-shot product whose block is exactly this rank's rows of a fresh C: the kernel writes
   // the entries into C's final arrays (BlockSink), so the out phase only renumbers columns.
-  tpetra::FinalArraysSink sink;
-  const bool inPlace = !p.keep && p.assembly->writesInPlace() && !C.isFillComplete() && !C.hasColMap();
-  p.state.sink = inPlace ? &sink : nullptr;
-  Csr Cblk = runOrAbort(p.world, p.summa ? "SUMMA multiply" : "Trident multiply", [&] {
-    return p.summa ? summaMultiply(p.L, tiles, topo, aopt, stats, &p.state)
-                   : tridentMultiply(p.L, tiles, topo, aopt, stats, &p.state);
+  const bool inPlace = !keep && assembly->writesInPlace() && !C.isFillComplete() && !C.hasColMap();
+  state.sink = inPlace ? &sink : nullptr;
+  Csr Cblk = runOrAbort(world, summa ? "SUMMA multiply" : "Trident multiply", [&] {
+    return summa ? summaMultiply(L, tiles, *topo, aopt, stats, &state) : tridentMultiply(L, tiles, *topo, aopt, stats, &state);
   });
-  oneShotTiles = OwnedTiles();
-  p.state.sink = nullptr;
-  p.state.values_into = {};
+  state.sink = nullptr;
+  state.values_into = {};
+  return Cblk;
+}
 
-  {
-    // The out phase's first world collectives (C's column map, its global constants) would wait
-    // here anyway for the rank whose loop ends last; measured apart, the out phase is what it
-    // costs itself and the wait is the multiply's imbalance (on a Gi-bound cluster, most of what
-    // the out phase used to show: ca-CondMat 4 x 4 at 50 Mbit, docs/benchmarks.md).
-    PhaseTimer t(stats.times.imbalance_wait, "Trident: wait for the slowest rank");
-    MPI_Barrier(p.world);
-  }
+// The out phase's first world collectives (C's column map, its global constants) would wait here
+// anyway for the rank whose loop ends last; measured apart, the out phase is what it costs
+// itself and the wait is the multiply's imbalance (on a Gi-bound cluster, most of the out
+// phase's time when they were one: ca-CondMat 4 x 4 at 50 Mbit, docs/benchmarks.md).
+void MultiplyPlan::Impl::waitForSlowest() {
+  PhaseTimer t(stats.times.imbalance_wait, "Trident: wait for the slowest rank");
+  MPI_Barrier(world);
+}
+
+void MultiplyPlan::Impl::assemble(Csr& Cblk, crs_matrix_type& C, bool values_only, bool fill,
+                                  tpetra::FinalArraysSink& sink, std::vector<std::uint64_t>& sent) {
   {
     PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");
     // The assembly into a C given by the caller may throw InvalidInput (a pattern that lacks the
     // product) on every rank; anything else ends the job.
-    runOrAbort(p.world, "redistribute out", [&] {
-      if (valuesOnly) {
-        p.assembly->assembleValues(Cblk, C, p.domainB, p.rangeA, call_FillComplete_on_result, p.opt.tpetra_params,
-                                   &sent);
-        p.state.spare_values = std::move(Cblk.val);
-        ++p.reused;
+    runOrAbort(world, "redistribute out", [&] {
+      if (values_only) {
+        assembly->assembleValues(Cblk, C, domainB, rangeA, fill, opt.tpetra_params, &sent);
+        state.spare_values = std::move(Cblk.val);
+        ++reused;
         stats.reused_plan = true;
       } else {
-        p.assembly->assemble(Cblk, C, p.domainB, p.rangeA, call_FillComplete_on_result, p.opt.tpetra_params, p.keep,
-                             &sent, &sink);
+        assembly->assemble(Cblk, C, domainB, rangeA, fill, opt.tpetra_params, keep, &sent, &sink);
       }
     });
   }
-  accountSent();
-  stats.times.total = MPI_Wtime() - t_start + (p.executions == 0 ? p.setup.total : 0.0);
-  ++p.executions;
+  accountSent(sent);
 }
 
 void MultiplyPlan::Impl::firstTilesOfKeptPlan(const crs_matrix_type& Ap, const crs_matrix_type& Bp,
