@@ -355,6 +355,43 @@ RowBoundOfC rowBoundOfC(const crs_matrix_type& B, long long localMaxRow) {
   }
   return r;
 }
+
+// Rows have far fewer than 2^40 multiply-adds: a column's word (lengthWords) holds B's row length
+// in the low bits, or 1 in the high bits for a remote row.
+constexpr int kRemoteShift = 40;
+constexpr long long kLowBits = (1LL << kRemoteShift) - 1;
+
+// What Tpetra's import of B's rows brings (remote columns, sources) and sends from here to each
+// rank: its exports are B's rows (B's rows are A's domain here), 8 B a row and 20 B an entry, as
+// the accounting counts them.
+template <class Import, class RowLength>
+void addImportFacts(const Import& imp, RowLength bLen, LocalBoundInputs& in) {
+  in.remote_columns = static_cast<long long>(imp.getNumRemoteIDs());
+  in.sources = static_cast<long long>(imp.getDistributor().getNumReceives());
+  std::map<int, long long> sentTo;
+  const auto lids = imp.getExportLIDs();
+  const auto pids = imp.getExportPIDs();
+  for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) sentTo[pids[t]] += 8 + 20 * bLen(lids[t]);
+  for (const auto& kv : sentTo) in.max_sent_to_one = std::max(in.max_sent_to_one, kv.second);
+}
+
+// Each of A's columns' word, written straight from A's Import (same and permuted IDs are local
+// rows of B, the rest remote), without an index array or a zeroed vector first.
+template <class Import, class RowLength>
+std::unique_ptr<long long[]> lengthWords(const Import* imp, std::size_t nCols, RowLength bLen) {
+  std::unique_ptr<long long[]> words(new long long[nCols]);
+  long long* lenAt = words.get();
+  if (!imp) {
+    for (std::size_t c = 0; c < nCols; ++c) lenAt[c] = bLen(static_cast<LO>(c));
+    return words;
+  }
+  const std::size_t same = imp->getNumSameIDs();
+  for (std::size_t c = 0; c < same; ++c) lenAt[c] = bLen(static_cast<LO>(c));
+  for (std::size_t c = same; c < nCols; ++c) lenAt[c] = 1LL << kRemoteShift;
+  const auto to = imp->getPermuteToLIDs(), from = imp->getPermuteFromLIDs();
+  for (std::size_t t = 0; t < static_cast<std::size_t>(to.size()); ++t) lenAt[to[t]] = bLen(from[t]);
+  return words;
+}
 }  // namespace
 
 LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_type& B, std::optional<std::size_t> a_zeros) {
@@ -375,17 +412,7 @@ LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_typ
     for (LO r = 0; r < static_cast<LO>(Compat::localNumRows(B)); ++r) in.b_max_row = std::max(in.b_max_row, bLen(r));
   }
   const auto imp = A.getGraph()->getImporter();
-  if (!imp.is_null()) {
-    in.remote_columns = static_cast<long long>(imp->getNumRemoteIDs());
-    in.sources = static_cast<long long>(imp->getDistributor().getNumReceives());
-    // What Tpetra's import sends from here to each rank: its exports are B's rows (B's rows are
-    // A's domain here), 8 B a row and 20 B an entry, as the accounting counts them.
-    std::map<int, long long> sentTo;
-    const auto lids = imp->getExportLIDs();
-    const auto pids = imp->getExportPIDs();
-    for (std::size_t t = 0; t < static_cast<std::size_t>(lids.size()); ++t) sentTo[pids[t]] += 8 + 20 * bLen(lids[t]);
-    for (const auto& kv : sentTo) in.max_sent_to_one = std::max(in.max_sent_to_one, kv.second);
-  }
+  if (!imp.is_null()) addImportFacts(*imp, bLen, in);
   // C bounded by each row's multiply-adds; tightenedByUnions can do better where it is needed.
   // This pass runs on every product "auto" sees; on MueLu's it cost a sixth of Tpetra's multiply
   // with a look-up through B's local row and two branches per entry. Each column's word holds B's
@@ -393,20 +420,9 @@ LocalBoundInputs localBoundInputs(const crs_matrix_type& A, const crs_matrix_typ
   // multiply-adds (low bits) and its entries at remote columns (high bits); stored zeros add 0.
   // The words are written straight from A's Import (same and permuted IDs are local rows of B,
   // the rest remote), without an index array or a zeroed vector first.
-  constexpr int kRemoteShift = 40;  // rows have far fewer than 2^40 multiply-adds
-  constexpr long long kLowBits = (1LL << kRemoteShift) - 1;
   const std::size_t nCols = Compat::localNumElements(*A.getColMap());
-  std::unique_ptr<long long[]> lenAtOwner(new long long[nCols]);
-  long long* lenAt = lenAtOwner.get();
-  if (imp.is_null()) {
-    for (std::size_t c = 0; c < nCols; ++c) lenAt[c] = bLen(static_cast<LO>(c));
-  } else {
-    const std::size_t same = imp->getNumSameIDs();
-    for (std::size_t c = 0; c < same; ++c) lenAt[c] = bLen(static_cast<LO>(c));
-    for (std::size_t c = same; c < nCols; ++c) lenAt[c] = 1LL << kRemoteShift;
-    const auto to = imp->getPermuteToLIDs(), from = imp->getPermuteFromLIDs();
-    for (std::size_t t = 0; t < static_cast<std::size_t>(to.size()); ++t) lenAt[to[t]] = bLen(from[t]);
-  }
+  std::unique_ptr<long long[]> lenAtOwner = lengthWords(imp.get(), nCols, bLen);
+  const long long* lenAt = lenAtOwner.get();
   const RowBoundOfC bound = rowBoundOfC(B, in.b_max_row);
   const auto al = A.getLocalMatrixHost();
   const auto* rowMap = al.graph.row_map.data();
