@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the timer output of the drivers (perf/TimerOutput.hpp).
+"""Checks the timer output of the drivers (apps/common/TimerOutput.hpp).
 
   check_timers.py [--yaml FILE] [--xml FILE] [--nest "A>B>C"]... [--name N]... [--root TEXT] [--sha]
 

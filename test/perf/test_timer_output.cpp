@@ -1,4 +1,4 @@
-// TimerOutput (perf/TimerOutput.hpp) where the drivers are hard to steer: ranks that start
+// TimerOutput (apps/common/TimerOutput.hpp) where the drivers are hard to steer: ranks that start
 // different timers (one only on rank 0, one only on odd ranks), TimeMonitor::summarize called
 // while the stacked timer is installed (as MueLu does at verbosity "medium"), and timers that
 // overlap instead of nesting, which must make report() fail on every rank rather than write a

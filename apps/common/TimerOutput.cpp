@@ -16,7 +16,7 @@
 #include <Teuchos_TimeMonitor.hpp>
 #include <Teuchos_oblackholestream.hpp>
 
-#include "TridentGitSha.h"  // generated at build time (perf/GitSha.cmake)
+#include "TridentGitSha.h"  // generated at build time (apps/common/GitSha.cmake)
 
 namespace TridentPerf {
 
