@@ -18,7 +18,6 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <limits>
 #include <memory>
 #include <cmath>
@@ -217,7 +216,8 @@ const char* symName(long long s) {
   return s == kGeneral ? "general" : s == kSymmetric ? "symmetric" : "skew-symmetric";
 }
 
-// Entries destined for one rank (global row, global col, value).
+// Entries as (row, col, value) triplets: a rank's share of the file when reading (0-based global
+// indices), a rank's part of the matrix on its way to rank 0 when writing (1-based).
 struct Bucket {
   std::vector<long long> rows, cols;
   std::vector<double> vals;
@@ -470,55 +470,46 @@ void sendBucket(const Bucket& b, int p, MPI_Comm comm) {
   sendBytes(b.vals.data(), b.vals.size() * sizeof(double), p, kTagVals, comm);
 }
 
-Bucket recvBucket(MPI_Comm comm) {
+Bucket recvBucket(int src, MPI_Comm comm) {
   long long n = 0;
-  MPI_Recv(&n, 1, MPI_LONG_LONG, 0, kTagCount, comm, MPI_STATUS_IGNORE);
+  MPI_Recv(&n, 1, MPI_LONG_LONG, src, kTagCount, comm, MPI_STATUS_IGNORE);
   Bucket b;
   if (n == 0) return b;
   b.rows.resize(static_cast<size_t>(n));
   b.cols.resize(static_cast<size_t>(n));
   b.vals.resize(static_cast<size_t>(n));
-  recvBytes(b.rows.data(), b.rows.size() * sizeof(long long), 0, kTagRows, comm);
-  recvBytes(b.cols.data(), b.cols.size() * sizeof(long long), 0, kTagCols, comm);
-  recvBytes(b.vals.data(), b.vals.size() * sizeof(double), 0, kTagVals, comm);
+  recvBytes(b.rows.data(), b.rows.size() * sizeof(long long), src, kTagRows, comm);
+  recvBytes(b.cols.data(), b.cols.size() * sizeof(long long), src, kTagCols, comm);
+  recvBytes(b.vals.data(), b.vals.size() * sizeof(double), src, kTagVals, comm);
   return b;
 }
 
-}  // namespace
+// ---- reading, step by step -------------------------------------------------------------------
 
-Teuchos::RCP<crs_matrix_type> readMatrixMarket(const std::string& path, const comm_ptr& comm,
-                                               MatrixMarketInfo* info) {
-  const int rank = comm->getRank(), P = comm->getSize();
-  const MPI_Comm mc = rawComm(*comm);
-  const std::string prefix = "Trident::io::readMatrixMarket: " + path + ": ";
-
-  // Rank 0 reads; every failure there becomes the same InvalidInput on every rank.
-  auto onRank0 = [&](const std::function<void()>& step) {
-    bool ok = true;
-    std::string msg;
-    if (rank == 0) {
-      try {
-        step();
-      } catch (const ParseError& e) {
-        ok = false;
-        msg = prefix + e.msg;
-      } catch (const std::bad_alloc&) {
-        ok = false;
-        msg = prefix + "out of memory while reading";
-      } catch (const std::exception& e) {
-        ok = false;
-        msg = prefix + e.what();
-      }
+// Rank 0 runs step; every failure there becomes the same InvalidInput on every rank.
+template <class Step>
+void onRank0(int rank, int P, MPI_Comm mc, const std::string& prefix, Step&& step) {
+  bool ok = true;
+  std::string msg;
+  if (rank == 0) {
+    try {
+      step();
+    } catch (const ParseError& e) {
+      ok = false;
+      msg = prefix + e.msg;
+    } catch (const std::bad_alloc&) {
+      ok = false;
+      msg = prefix + "out of memory while reading";
+    } catch (const std::exception& e) {
+      ok = false;
+      msg = prefix + e.what();
     }
-    agreeOrThrow<InvalidInput>(ok, msg, P, mc);
-  };
+  }
+  agreeOrThrow<InvalidInput>(ok, msg, P, mc);
+}
 
-  std::unique_ptr<Parser> parser;
-  Header h;
-  onRank0([&] {
-    parser = std::make_unique<Parser>(path);
-    h = parser->header();
-  });
+// Rank 0's header, on every rank.
+void broadcastHeader(Header& h, int P, MPI_Comm mc) {
   long long hv[5] = {h.rows, h.cols, h.entries, h.field, h.sym};
   if (P > 1) MPI_Bcast(hv, 5, MPI_LONG_LONG, 0, mc);
   h.rows = hv[0];
@@ -526,130 +517,119 @@ Teuchos::RCP<crs_matrix_type> readMatrixMarket(const std::string& path, const co
   h.entries = hv[2];
   h.field = static_cast<int>(hv[3]);
   h.sym = static_cast<int>(hv[4]);
-  checkDeclaredSize(h, P, rank, mc, prefix);
+}
 
-  std::vector<Bucket> buckets;
-  onRank0([&] {
-    parser->entries(h, P, buckets);
-    parser.reset();
-  });
-  parser.reset();
-  if (info) {
-    info->rows = h.rows;
-    info->cols = h.cols;
-    info->entries = h.entries;
-    info->field = fieldName(h.field);
-    info->symmetry = symName(h.sym);
-  }
-  const long long nrows = h.rows, ncols = h.cols;
-  const Uniform dist(nrows, P);
-  const long long myStart = dist.start(rank), myCount = dist.count(rank);
+void describe(const Header& h, MatrixMarketInfo& info) {
+  info.rows = h.rows;
+  info.cols = h.cols;
+  info.entries = h.entries;
+  info.field = fieldName(h.field);
+  info.symmetry = symName(h.sym);
+}
 
-  Bucket mineRaw;
-  if (rank == 0) {
-    for (int p = 1; p < P; ++p) {
-      sendBucket(buckets[static_cast<size_t>(p)], p, mc);
-      buckets[static_cast<size_t>(p)] = Bucket();
-    }
-    mineRaw = std::move(buckets[0]);
-    buckets.clear();
-  } else {
-    mineRaw = recvBucket(mc);
+// Rank 0 sends every other rank its bucket; each rank gets its own entries.
+Bucket distributeEntries(std::vector<Bucket>& buckets, int rank, int P, MPI_Comm mc) {
+  if (rank != 0) return recvBucket(0, mc);
+  for (int p = 1; p < P; ++p) {
+    sendBucket(buckets[static_cast<size_t>(p)], p, mc);
+    buckets[static_cast<size_t>(p)] = Bucket();
   }
+  Bucket mine = std::move(buckets[0]);
+  buckets.clear();
+  return mine;
+}
+
+// Collective. The size check bounds these allocations, but a rank on a smaller node can still
+// run out: fail on every rank rather than leave the others in Tpetra's collectives.
+LocalRows localRowsOnEveryRank(Bucket& raw, long long start, long long count, MPI_Comm mc,
+                               const std::string& prefix) {
   LocalRows mine;
-  {
-    // The size check bounds these allocations, but a rank on a smaller node can still run out:
-    // fail on every rank rather than leave the others in Tpetra's collectives.
-    bool failed = false;
-    std::string why;
-    try {
-      mine = toLocalRows(mineRaw, myStart, myCount);
-    } catch (const std::bad_alloc&) {
-      failed = true;
-      why = prefix + "out of memory while building the local rows";
-    }
-    throwIfAnyRank(mc, failed, why);
+  bool failed = false;
+  std::string why;
+  try {
+    mine = toLocalRows(raw, start, count);
+  } catch (const std::bad_alloc&) {
+    failed = true;
+    why = prefix + "out of memory while building the local rows";
   }
+  throwIfAnyRank(mc, failed, why);
+  return mine;
+}
 
-  auto rowMap = Teuchos::rcp(new map_type(static_cast<Tpetra::global_size_t>(nrows), GO(0), comm));
-  auto domainMap = (ncols == nrows) ? rowMap
-                                    : Teuchos::rcp(new map_type(static_cast<Tpetra::global_size_t>(ncols), GO(0), comm));
-  {
-    // The routing above assumes Tpetra's uniform layout; check it (collectively) to be safe.
-    int bad = (static_cast<long long>(Compat::localNumElements(*rowMap)) != myCount ||
-               (myCount > 0 && rowMap->getMinGlobalIndex() != myStart))
-                  ? 1 : 0;
-    int anyBad = bad;
-    if (P > 1) MPI_Allreduce(&bad, &anyBad, 1, MPI_INT, MPI_MAX, mc);
-    if (anyBad) throw std::logic_error(prefix + "unexpected Tpetra uniform map layout");
-  }
+// Collective. The routing assumes Tpetra's uniform layout; checked to be safe.
+void checkUniformLayout(const map_type& rowMap, long long myStart, long long myCount, int P, MPI_Comm mc,
+                        const std::string& prefix) {
+  int bad = (static_cast<long long>(Compat::localNumElements(rowMap)) != myCount ||
+             (myCount > 0 && rowMap.getMinGlobalIndex() != myStart))
+                ? 1 : 0;
+  int anyBad = bad;
+  if (P > 1) MPI_Allreduce(&bad, &anyBad, 1, MPI_INT, MPI_MAX, mc);
+  if (anyBad) throw std::logic_error(prefix + "unexpected Tpetra uniform map layout");
+}
 
-  auto A = Teuchos::rcp(
-      new crs_matrix_type(rowMap, Teuchos::ArrayView<const size_t>(mine.counts.data(), mine.counts.size())));
+void insertLocalRows(crs_matrix_type& A, const LocalRows& mine, long long myStart, long long myCount) {
   size_t off = 0;
   for (long long r = 0; r < myCount; ++r) {
     const size_t cnt = mine.counts[static_cast<size_t>(r)];
     if (cnt > 0)
-      A->insertGlobalValues(static_cast<GO>(myStart + r), static_cast<LO>(cnt), mine.vals.data() + off,
-                            mine.cols.data() + off);
+      A.insertGlobalValues(static_cast<GO>(myStart + r), static_cast<LO>(cnt), mine.vals.data() + off,
+                           mine.cols.data() + off);
     off += cnt;
   }
-  mine = LocalRows();
-  A->fillComplete(domainMap, rowMap);
-  return A;
 }
 
-void writeMatrixMarket(const std::string& path, const crs_matrix_type& A) {
-  auto comm = A.getRowMap()->getComm();
-  const int rank = comm->getRank(), P = comm->getSize();
-  const MPI_Comm mc = rawComm(*comm);
-  const std::string prefix = "Trident::io::writeMatrixMarket: " + path + ": ";
+// ---- writing, step by step -------------------------------------------------------------------
 
-  // Local entries as 1-based (row, col, value).
+// This rank's entries as 1-based (row, col, value), each row by column.
+Bucket localEntries(const crs_matrix_type& A) {
   auto rowMap = A.getRowMap();
   const bool filled = A.isFillComplete();
   const GO rowBase = filled ? A.getRangeMap()->getIndexBase() : rowMap->getIndexBase();
   const GO colBase = filled ? A.getDomainMap()->getIndexBase() : rowMap->getIndexBase();
   const size_t nLocalRows = Compat::localNumElements(*rowMap);
-  std::vector<long long> rows, cols;
-  std::vector<double> vals;
-  rows.reserve(Compat::localNumEntries(A));
-  cols.reserve(Compat::localNumEntries(A));
-  vals.reserve(Compat::localNumEntries(A));
-  {
-    const size_t maxLen = std::max<size_t>(Compat::localMaxNumRowEntries(A), 1);
-    typename crs_matrix_type::nonconst_global_inds_host_view_type ind("ind", maxLen);
-    typename crs_matrix_type::nonconst_values_host_view_type val("val", maxLen);
-    std::vector<std::pair<long long, double>> row;
-    for (size_t lr = 0; lr < nLocalRows; ++lr) {
-      const GO g = rowMap->getGlobalElement(static_cast<LO>(lr));
-      size_t n = 0;
-      A.getGlobalRowCopy(g, ind, val, n);
-      row.resize(n);
-      for (size_t t = 0; t < n; ++t) row[t] = {ind(t), val(t)};
-      std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (size_t t = 0; t < n; ++t) {
-        rows.push_back(g - rowBase + 1);
-        cols.push_back(row[t].first - colBase + 1);
-        vals.push_back(row[t].second);
-      }
-    }
+  Bucket mine;
+  mine.rows.reserve(Compat::localNumEntries(A));
+  mine.cols.reserve(Compat::localNumEntries(A));
+  mine.vals.reserve(Compat::localNumEntries(A));
+  const size_t maxLen = std::max<size_t>(Compat::localMaxNumRowEntries(A), 1);
+  typename crs_matrix_type::nonconst_global_inds_host_view_type ind("ind", maxLen);
+  typename crs_matrix_type::nonconst_values_host_view_type val("val", maxLen);
+  std::vector<std::pair<long long, double>> row;
+  for (size_t lr = 0; lr < nLocalRows; ++lr) {
+    const GO g = rowMap->getGlobalElement(static_cast<LO>(lr));
+    size_t n = 0;
+    A.getGlobalRowCopy(g, ind, val, n);
+    row.resize(n);
+    for (size_t t = 0; t < n; ++t) row[t] = {ind(t), val(t)};
+    std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t t = 0; t < n; ++t) mine.add(g - rowBase + 1, row[t].first - colBase + 1, row[t].second);
   }
-  // Global dimensions: the map sizes, widened if GIDs exceed them (non-contiguous maps).
-  long long loc[3] = {0, 0, static_cast<long long>(vals.size())};
-  for (size_t t = 0; t < rows.size(); ++t) {
-    loc[0] = std::max(loc[0], rows[t]);
-    loc[1] = std::max(loc[1], cols[t]);
+  return mine;
+}
+
+// The size line. Collective. Dimensions are the map sizes, widened if GIDs exceed them
+// (non-contiguous maps).
+Header sizeLine(const crs_matrix_type& A, const Bucket& mine, int P, MPI_Comm mc) {
+  long long loc[3] = {0, 0, static_cast<long long>(mine.vals.size())};
+  for (size_t t = 0; t < mine.rows.size(); ++t) {
+    loc[0] = std::max(loc[0], mine.rows[t]);
+    loc[1] = std::max(loc[1], mine.cols[t]);
   }
   long long glob[3] = {loc[0], loc[1], loc[2]};
   if (P > 1) {
     MPI_Allreduce(loc, glob, 2, MPI_LONG_LONG, MPI_MAX, mc);
     MPI_Allreduce(&loc[2], &glob[2], 1, MPI_LONG_LONG, MPI_SUM, mc);
   }
-  const long long nrows = std::max<long long>(glob[0], static_cast<long long>(A.getGlobalNumRows()));
-  const long long ncols = std::max<long long>(
-      glob[1], filled ? static_cast<long long>(A.getDomainMap()->getGlobalNumElements()) : 0LL);
+  Header h;
+  h.rows = std::max<long long>(glob[0], static_cast<long long>(A.getGlobalNumRows()));
+  h.cols = std::max<long long>(
+      glob[1], A.isFillComplete() ? static_cast<long long>(A.getDomainMap()->getGlobalNumElements()) : 0LL);
+  h.entries = glob[2];
+  return h;
+}
 
+// Collective: rank 0 opens the file (null elsewhere); a failure throws on every rank.
+FILE* openOnRank0(const std::string& path, int rank, int P, MPI_Comm mc, const std::string& prefix) {
   FILE* f = nullptr;
   bool ok = true;
   std::string msg;
@@ -661,58 +641,119 @@ void writeMatrixMarket(const std::string& path, const crs_matrix_type& A) {
     }
   }
   agreeOrThrow<std::runtime_error>(ok, msg, P, mc);
+  return f;
+}
 
-  if (rank == 0) {
-    std::vector<char> out;
-    out.reserve(size_t(1) << 22);
-    auto flush = [&]() {
-      if (!out.empty() && std::fwrite(out.data(), 1, out.size(), f) != out.size()) ok = false;
-      out.clear();
-    };
+// Rank 0's output: text formatted into a buffer that is written out whenever it passes 4 MiB.
+class TextWriter {
+ public:
+  explicit TextWriter(FILE* f) : f_(f) { out_.reserve(kFlushAt); }
+  void header(const Header& h) {
     char line[128];
-    int len = std::snprintf(line, sizeof line, "%%%%MatrixMarket matrix coordinate real general\n%lld %lld %lld\n",
-                            nrows, ncols, glob[2]);
-    out.insert(out.end(), line, line + len);
-    auto emit = [&](const long long* r, const long long* c, const double* v, size_t n) {
-      for (size_t t = 0; t < n; ++t) {
-        const size_t pos = out.size();
-        out.resize(pos + 96);  // two 20-digit integers, a 17-digit %g double, separators
-        char* p = out.data() + pos;
-        char* e = out.data() + out.size() - 1;
-        p = std::to_chars(p, e, r[t]).ptr;
-        *p++ = ' ';
-        p = std::to_chars(p, e, c[t]).ptr;
-        *p++ = ' ';
-        p = std::to_chars(p, e, v[t], std::chars_format::general, 17).ptr;
-        *p++ = '\n';
-        out.resize(static_cast<size_t>(p - out.data()));
-        if (out.size() > (size_t(1) << 22)) flush();
-      }
-    };
-    emit(rows.data(), cols.data(), vals.data(), vals.size());
-    for (int p = 1; p < P; ++p) {
-      long long n = 0;
-      MPI_Recv(&n, 1, MPI_LONG_LONG, p, kTagCount, mc, MPI_STATUS_IGNORE);
-      std::vector<long long> r(static_cast<size_t>(n)), c(static_cast<size_t>(n));
-      std::vector<double> v(static_cast<size_t>(n));
-      if (n > 0) {
-        recvBytes(r.data(), r.size() * sizeof(long long), p, kTagRows, mc);
-        recvBytes(c.data(), c.size() * sizeof(long long), p, kTagCols, mc);
-        recvBytes(v.data(), v.size() * sizeof(double), p, kTagVals, mc);
-      }
-      emit(r.data(), c.data(), v.data(), static_cast<size_t>(n));
+    const int len = std::snprintf(line, sizeof line,
+                                  "%%%%MatrixMarket matrix coordinate real general\n%lld %lld %lld\n", h.rows,
+                                  h.cols, h.entries);
+    out_.insert(out_.end(), line, line + len);
+  }
+  void entries(const Bucket& b) {
+    for (size_t t = 0; t < b.vals.size(); ++t) {
+      const size_t pos = out_.size();
+      out_.resize(pos + 96);  // two 20-digit integers, a 17-digit %g double, separators
+      char* p = out_.data() + pos;
+      char* e = out_.data() + out_.size() - 1;
+      p = std::to_chars(p, e, b.rows[t]).ptr;
+      *p++ = ' ';
+      p = std::to_chars(p, e, b.cols[t]).ptr;
+      *p++ = ' ';
+      p = std::to_chars(p, e, b.vals[t], std::chars_format::general, 17).ptr;
+      *p++ = '\n';
+      out_.resize(static_cast<size_t>(p - out_.data()));
+      if (out_.size() > kFlushAt) flush();
     }
+  }
+  // Writes what is left and closes the file; false if any write failed.
+  bool close() {
     flush();
-    if (std::fclose(f) != 0) ok = false;
+    if (std::fclose(f_) != 0) ok_ = false;
+    return ok_;
+  }
+
+ private:
+  static constexpr size_t kFlushAt = size_t(1) << 22;
+  void flush() {
+    if (!out_.empty() && std::fwrite(out_.data(), 1, out_.size(), f_) != out_.size()) ok_ = false;
+    out_.clear();
+  }
+  FILE* f_;
+  std::vector<char> out_;
+  bool ok_ = true;
+};
+
+}  // namespace
+
+Teuchos::RCP<crs_matrix_type> readMatrixMarket(const std::string& path, const comm_ptr& comm,
+                                               MatrixMarketInfo* info) {
+  const int rank = comm->getRank(), P = comm->getSize();
+  const MPI_Comm mc = rawComm(*comm);
+  const std::string prefix = "Trident::io::readMatrixMarket: " + path + ": ";
+
+  std::unique_ptr<Parser> parser;
+  Header h;
+  onRank0(rank, P, mc, prefix, [&] {
+    parser = std::make_unique<Parser>(path);
+    h = parser->header();
+  });
+  broadcastHeader(h, P, mc);
+  checkDeclaredSize(h, P, rank, mc, prefix);
+
+  std::vector<Bucket> buckets;
+  onRank0(rank, P, mc, prefix, [&] {
+    parser->entries(h, P, buckets);
+    parser.reset();
+  });
+  parser.reset();
+  if (info) describe(h, *info);
+  const long long nrows = h.rows, ncols = h.cols;
+  const Uniform dist(nrows, P);
+  const long long myStart = dist.start(rank), myCount = dist.count(rank);
+
+  Bucket mineRaw = distributeEntries(buckets, rank, P, mc);
+  LocalRows mine = localRowsOnEveryRank(mineRaw, myStart, myCount, mc, prefix);
+
+  auto rowMap = Teuchos::rcp(new map_type(static_cast<Tpetra::global_size_t>(nrows), GO(0), comm));
+  auto domainMap = (ncols == nrows) ? rowMap
+                                    : Teuchos::rcp(new map_type(static_cast<Tpetra::global_size_t>(ncols), GO(0), comm));
+  checkUniformLayout(*rowMap, myStart, myCount, P, mc, prefix);
+
+  auto A = Teuchos::rcp(
+      new crs_matrix_type(rowMap, Teuchos::ArrayView<const size_t>(mine.counts.data(), mine.counts.size())));
+  insertLocalRows(*A, mine, myStart, myCount);
+  mine = LocalRows();
+  A->fillComplete(domainMap, rowMap);
+  return A;
+}
+
+void writeMatrixMarket(const std::string& path, const crs_matrix_type& A) {
+  auto comm = A.getRowMap()->getComm();
+  const int rank = comm->getRank(), P = comm->getSize();
+  const MPI_Comm mc = rawComm(*comm);
+  const std::string prefix = "Trident::io::writeMatrixMarket: " + path + ": ";
+
+  const Bucket mine = localEntries(A);
+  const Header size = sizeLine(A, mine, P, mc);
+  FILE* f = openOnRank0(path, rank, P, mc, prefix);
+  bool ok = true;
+  std::string msg;
+  if (rank == 0) {
+    // Gathered rank by rank, so rank 0 holds one other rank's entries at a time.
+    TextWriter out(f);
+    out.header(size);
+    out.entries(mine);
+    for (int p = 1; p < P; ++p) out.entries(recvBucket(p, mc));
+    ok = out.close();
     if (!ok) msg = prefix + "write error";
   } else {
-    long long n = static_cast<long long>(vals.size());
-    MPI_Send(&n, 1, MPI_LONG_LONG, 0, kTagCount, mc);
-    if (n > 0) {
-      sendBytes(rows.data(), rows.size() * sizeof(long long), 0, kTagRows, mc);
-      sendBytes(cols.data(), cols.size() * sizeof(long long), 0, kTagCols, mc);
-      sendBytes(vals.data(), vals.size() * sizeof(double), 0, kTagVals, mc);
-    }
+    sendBucket(mine, 0, mc);
   }
   agreeOrThrow<std::runtime_error>(ok, msg, P, mc);
 }

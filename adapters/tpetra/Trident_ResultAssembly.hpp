@@ -14,6 +14,7 @@
 // later send values only and write them into the same C in place (assembleValues).
 #include <mpi.h>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "Trident_TpetraConversion.hpp"
@@ -93,6 +94,13 @@ class ResultAssembly {
   Teuchos::RCP<const map_type> colMap() const { return colMap_; }
 
  private:
+  // Defined in the .cpp: C's column numbering, the ordering of C's rows by local index, one
+  // partner's rows in flight, and what the exchange leaves for placing.
+  class ColumnNumbering;
+  class RowOrder;
+  struct Piece;
+  struct Arrivals;
+
   struct Partner {
     int rank = 0;
     int col_block = 0;                    // receiving: the sender's column block
@@ -123,6 +131,32 @@ class ResultAssembly {
   std::int64_t nnz_ = 0;
   Teuchos::RCP<const map_type> colMap_;
   Teuchos::RCP<const Tpetra::Import<LO, GO, Node>> importer_;
+
+  // assemble()'s steps, in order: the exchange of row headers and entries with the owners of the
+  // rows, C's column numbering, placing the rows, and filling C.
+  void exchangeRows(Arrivals& a, bool inPlace, std::vector<std::uint64_t>* bytes_to);
+  void postHeaderReceives(Arrivals& a, std::vector<MPI_Request>& reqs) const;
+  void sendRows(Arrivals& a, std::vector<MPI_Request>& reqs, std::vector<std::uint64_t>* bytes_to);
+  void takeHeaders(const Arrivals& a);
+  void allocateC(Arrivals& a, bool inPlace) const;
+  void postEntryReceives(Arrivals& a, bool inPlace, std::vector<MPI_Request>& reqs) const;
+  std::pair<const int*, const double*> rowOf(const Arrivals& a, std::size_t s, std::size_t t, std::int64_t e) const;
+  ColumnNumbering numberColumns(const Arrivals& a, const Teuchos::RCP<const map_type>& domainMap) const;
+  void placeRows(Arrivals& a, const ColumnNumbering& numbering, RowOrder* orderNow, bool keep, bool inPlace,
+                 bool sinkRowsSorted);
+  void fillThroughGlobalIndices(const Arrivals& a, const ColumnNumbering& numbering, crs_matrix_type& C,
+                                const Teuchos::RCP<const map_type>& domainMap,
+                                const Teuchos::RCP<const map_type>& rangeMap, bool fill_complete,
+                                const Teuchos::RCP<Teuchos::ParameterList>& fill_params);
+  void fillFreshC(const Arrivals& a, const ColumnNumbering& numbering, const std::vector<std::int64_t>& origin,
+                  bool keep, crs_matrix_type& C, const Teuchos::RCP<const map_type>& domainMap,
+                  const Teuchos::RCP<const map_type>& rangeMap, bool fill_complete,
+                  const Teuchos::RCP<Teuchos::ParameterList>& fill_params);
+  void keepPlacement(const int* blockCol, const std::vector<std::int64_t>& origin, std::size_t nnz, bool keep);
+
+  // assembleValues()'s steps.
+  int exchangeValues(const Csr& block, std::vector<std::uint64_t>* bytes_to);
+  void placeValues(const Csr& block, crs_matrix_type& C, int selfSend) const;
 };
 
 }  // namespace tpetra
