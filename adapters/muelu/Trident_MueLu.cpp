@@ -237,180 +237,227 @@ void TridentRAPFactory::DeclareInput(MueLu::Level& fineLevel, MueLu::Level& coar
   declared_ = true;
 }
 
+namespace {
+// The "trident: " parameters every product of the factory runs with.
+RCP<ParameterList> productTridentParams(const ParameterList& pL) {
+  const RCP<ParameterList> tparams = tridentParamsOf(pL);
+  // Unless the user names one, each product runs the algorithm the planner predicts fastest:
+  // on the FE and banded operators of AMG that is usually Tpetra's own Multiply.
+  if (!tparams->isParameter("trident: algorithm")) tparams->set("trident: algorithm", std::string("auto"));
+  if (!tparams->isParameter("trident: count bytes")) tparams->set("trident: count bytes", false);  // see GetValidParameterList
+  return tparams;
+}
+
+// The reuse data an earlier setup left on the coarse level for this factory, if any.
+void loadReuse(MueLu::Level& coarseLevel, const rap_factory_base* fac, Reuse& apReuse, Reuse& rapReuse) {
+  if (coarseLevel.IsAvailable("AP reuse data", fac))
+    apReuse = reuseOf(coarseLevel.Get<RCP<ParameterList>>("AP reuse data", fac));
+  if (coarseLevel.IsAvailable("RAP reuse data", fac))
+    rapReuse = reuseOf(coarseLevel.Get<RCP<ParameterList>>("RAP reuse data", fac));
+}
+}  // namespace
+
 // MueLu's RAPFactory::Build (13.2 and 16.1), non-triple-product branch, with Trident products;
 // where the two versions differ it does what the running one does (Trident_MueLuCompat.hpp).
 void TridentRAPFactory::Build(MueLu::Level& fineLevel, MueLu::Level& coarseLevel) const {
-  using namespace MueLu;
   const double t0 = MPI_Wtime();
-  const bool doTranspose = true;
   RAPLevelRecord rec;
   rec.level = coarseLevel.GetLevelID();
   rec.method = "trident";
-  RCP<XMat> Ac;
   {
-    FactoryMonitor m(*this, "Computing Ac", coarseLevel);
-    std::ostringstream levelstr;
-    levelstr << coarseLevel.GetLevelID();
-    std::string labelstr = FormattingHelper::getColonLabel(coarseLevel.getObjectLabel());
-
-    TEUCHOS_TEST_FOR_EXCEPTION(!declared_, Exceptions::RuntimeError,
-                               "Trident::muelu::TridentRAPFactory::Build(): CallDeclareInput has not been called before Build!");
-
-    const ParameterList& pL = GetParameterList();
-    const RCP<ParameterList> tparams = tridentParamsOf(pL);
-    // Unless the user names one, each product runs the algorithm the planner predicts fastest:
-    // on the FE and banded operators of AMG that is usually Tpetra's own Multiply.
-    if (!tparams->isParameter("trident: algorithm")) tparams->set("trident: algorithm", std::string("auto"));
-    if (!tparams->isParameter("trident: count bytes")) tparams->set("trident: count bytes", false);  // see GetValidParameterList
-
-    RCP<XMat> A, P, AP;
-    try {
-      A = Get<RCP<XMat>>(fineLevel, "A");
-    } catch (std::exception& e) {
-      TEUCHOS_TEST_FOR_EXCEPTION(true, Exceptions::RuntimeError,
-                                 "TridentRAPFactory: no fine-level matrix A on level " << fineLevel.GetLevelID() << ": " << e.what());
-    }
-    try {
-      P = Get<RCP<XMat>>(coarseLevel, "P");
-    } catch (std::exception& e) {
-      TEUCHOS_TEST_FOR_EXCEPTION(true, Exceptions::RuntimeError,
-                                 "TridentRAPFactory: no prolongator P on level " << coarseLevel.GetLevelID()
-                                 << " (give the factory a \"P\" factory, e.g. SetFactory(\"P\", ...)): " << e.what());
-    }
-    TEUCHOS_TEST_FOR_EXCEPTION(A.is_null(), Exceptions::RuntimeError, "TridentRAPFactory: the fine-level matrix A is null");
-    if (P.is_null() && MueLuCompat::kNullProlongatorEndsHierarchy) {
-      // No aggregates on this level: MueLu 16's Hierarchy drops the level on a null Ac.
-      Set(coarseLevel, "A", Ac);
-      return;
-    }
-    TEUCHOS_TEST_FOR_EXCEPTION(P.is_null(), Exceptions::RuntimeError, "TridentRAPFactory: the prolongator P on level " << coarseLevel.GetLevelID() << " is null");
-    try {
-      checkSquare(*A, "TridentRAPFactory");
-    } catch (std::invalid_argument& e) {
-      TEUCHOS_TEST_FOR_EXCEPTION(true, Exceptions::RuntimeError, e.what());
-    }
-    TEUCHOS_TEST_FOR_EXCEPTION(P->getGlobalNumRows() != A->getGlobalNumCols(), Exceptions::RuntimeError,
-                               "TridentRAPFactory: P has " << P->getGlobalNumRows() << " rows but A has " << A->getGlobalNumCols() << " columns");
-
-    // After repartitioning, coarse levels live on a subcommunicator: a "trident: ranks per group"
-    // that does not divide its size is reduced to the largest common divisor.
-    if (tparams->isType<int>("trident: ranks per group")) {
-      const int Pc = A->getRowMap()->getComm()->getSize();
-      const int lam = tparams->get<int>("trident: ranks per group");
-      if (lam > 0 && Pc % lam != 0) {
-        const int g = std::gcd(lam, Pc);
-        GetOStream(Runtime0) << "TridentRAPFactory: level " << coarseLevel.GetLevelID() << " runs on " << Pc
-                             << " ranks; \"trident: ranks per group\" " << lam << " -> " << g << std::endl;
-        tparams->set("trident: ranks per group", g);
-      }
-    }
-
-    if (pL.get<bool>("rap: triple product"))
-      GetOStream(Runtime0) << "TridentRAPFactory: \"rap: triple product\" computed as R x (A x P) with Trident" << std::endl;
-
-    RCP<ParameterList> APparams = productParams(pL);
-    // By default, we don't need global constants for A*P
-    APparams->set("compute global constants: temporaries", APparams->get("compute global constants: temporaries", false));
-    APparams->set("compute global constants", APparams->get("compute global constants", false));
-    Reuse apReuse, rapReuse;
-    if (coarseLevel.IsAvailable("AP reuse data", this))
-      apReuse = reuseOf(coarseLevel.Get<RCP<ParameterList>>("AP reuse data", this));
-    if (coarseLevel.IsAvailable("RAP reuse data", this))
-      rapReuse = reuseOf(coarseLevel.Get<RCP<ParameterList>>("RAP reuse data", this));
-    if (!apReuse.plan.is_null())
-      GetOStream(static_cast<MsgType>(Runtime0 | Test)) << "TridentRAPFactory: reusing the kept Trident plans" << std::endl;
-    // The coarse matrix's values are about to change: an eigenvalue estimate a smoother cached on
-    // it in the previous setup is stale (as stock RAPFactory resets it).
-    if (!rapReuse.C.is_null()) rapReuse.C->SetMaxEigenvalueEstimate(-Teuchos::ScalarTraits<Scalar>::one());
-    // Whether MueLu keeps the reuse data past this setup (the flags "reuse: type" sets, moved to
-    // this factory when it replaced the stock one): only then are the plans built to be kept.
-    const bool keepAP = coarseLevel.IsKept("AP reuse data", this, MueLu::All);
-    const bool keepRAP = coarseLevel.IsKept("RAP reuse data", this, MueLu::All);
-
-    {
-      SubFactoryMonitor subM(*this, "MxM: A x P (Trident)", coarseLevel);
-      AP = tridentMultiply(*A, !doTranspose, *P, !doTranspose, labelstr + std::string("MueLu::A*P-") + levelstr.str(),
-                           merged(APparams, *tparams), &rec.ap, apReuse, keepAP);
-    }
-
-    RCP<ParameterList> RAPparams = productParams(pL);
-    // We *always* need global constants for the RAP, but not for the temps
-    RAPparams->set("compute global constants: temporaries", RAPparams->get("compute global constants: temporaries", false));
-    RAPparams->set("compute global constants", true);
-
-    if (pL.get<bool>("transpose: use implicit") == true) {
-      SubFactoryMonitor m2(*this, "MxM: P' x (AP) (implicit, Trident)", coarseLevel);
-      Ac = tridentMultiply(*P, doTranspose, *AP, !doTranspose,
-                           labelstr + std::string("MueLu::R*(AP)-implicit-") + levelstr.str(), merged(RAPparams, *tparams), &rec.rap,
-                           rapReuse, keepRAP);
-    } else {
-      RCP<XMat> R;
-      try {
-        R = Get<RCP<XMat>>(coarseLevel, "R");
-      } catch (std::exception& e) {
-        TEUCHOS_TEST_FOR_EXCEPTION(true, Exceptions::RuntimeError,
-                                   "TridentRAPFactory: no restriction R on level " << coarseLevel.GetLevelID()
-                                   << " (set \"transpose: use implicit\" or give an \"R\" factory): " << e.what());
-      }
-      TEUCHOS_TEST_FOR_EXCEPTION(R.is_null(), Exceptions::RuntimeError, "TridentRAPFactory: the restriction R is null");
-      SubFactoryMonitor m2(*this, "MxM: R x (AP) (explicit, Trident)", coarseLevel);
-      Ac = tridentMultiply(*R, !doTranspose, *AP, !doTranspose,
-                           labelstr + std::string("MueLu::R*(AP)-explicit-") + levelstr.str(), merged(RAPparams, *tparams), &rec.rap,
-                           rapReuse, keepRAP);
-    }
-
-    Teuchos::ArrayView<const double> relativeFloor = pL.get<Teuchos::Array<double>>("rap: relative diagonal floor")();
-    if (relativeFloor.size() > 0) XMatrixUtils::RelativeDiagonalBoost(Ac, relativeFloor, GetOStream(Statistics2));
-
-    bool repairZeroDiagonals = pL.get<bool>("RepairMainDiagonal") || pL.get<bool>("rap: fix zero diagonals");
-    bool checkAc = pL.get<bool>("CheckMainDiagonal") || pL.get<bool>("rap: fix zero diagonals");
-    if (checkAc || repairZeroDiagonals) {
-      using magnitudeType = typename Teuchos::ScalarTraits<Scalar>::magnitudeType;
-      magnitudeType threshold;
-      if (pL.isType<magnitudeType>("rap: fix zero diagonals threshold"))
-        threshold = pL.get<magnitudeType>("rap: fix zero diagonals threshold");
-      else
-        threshold = Teuchos::as<magnitudeType>(pL.get<double>("rap: fix zero diagonals threshold"));
-      Scalar replacement = Teuchos::as<Scalar>(pL.get<double>("rap: fix zero diagonals replacement"));
-      XMatrixUtils::CheckRepairMainDiagonal(Ac, repairZeroDiagonals, GetOStream(Warnings1), threshold, replacement);
-    }
-
-    if (IsPrint(Statistics2)) {
-      RCP<ParameterList> params = rcp(new ParameterList());
-      params->set("printLoadBalancingInfo", true);
-      params->set("printCommInfo", true);
-      GetOStream(Statistics2) << MueLu::PerfUtils<Trident::Scalar, Trident::LO, Trident::GO, Trident::Node>::PrintMatrixInfo(*Ac, "Ac", params);
-    }
-
-    if (!Ac.is_null()) {
-      std::ostringstream oss;
-      oss << "A_" << coarseLevel.GetLevelID();
-      Ac->setObjectLabel(oss.str());
-      rec.ac_rows = static_cast<long long>(Ac->getGlobalNumRows());
-      rec.ac_nnz = static_cast<long long>(Ac->getGlobalNumEntries());
-    }
-    Set(coarseLevel, "A", Ac);
-
-    APparams->set("graph", AP);
-    APparams->set(kPlanKey, apReuse.plan);
-    Set(coarseLevel, "AP reuse data", APparams);
-    RAPparams->set("graph", Ac);
-    RAPparams->set(kPlanKey, rapReuse.plan);
-    Set(coarseLevel, "RAP reuse data", RAPparams);
-    rec.reused = rec.ap.reused_plan && rec.rap.reused_plan;
+    MueLu::FactoryMonitor m(*this, "Computing Ac", coarseLevel);
+    if (!computeAc(fineLevel, coarseLevel, rec)) return;
   }
-
-  const auto transfers = transferFactories(*this);
-  if (!transfers.empty()) {
-    MueLu::SubFactoryMonitor m(*this, "Projections", coarseLevel);
-    for (const auto& fac : transfers) {
-      GetOStream(MueLu::Runtime0) << "TridentRAPFactory: call transfer factory: " << fac->description() << std::endl;
-      fac->CallBuild(coarseLevel);
-      coarseLevel.Release(*fac);  // see RAPFactory::Build for why transfer factories are released here
-    }
-  }
+  runTransferFactories(coarseLevel);
   rec.seconds = MPI_Wtime() - t0;
   record(std::move(rec));
+}
+
+// Ac = R*(A*P) (or P^T*(A*P)) set on the coarse level, with its reuse data; false when there is
+// no coarse level to build (a null prolongator, MueLu 16).
+bool TridentRAPFactory::computeAc(MueLu::Level& fineLevel, MueLu::Level& coarseLevel, RAPLevelRecord& rec) const {
+  using namespace MueLu;
+  const bool doTranspose = true;
+  std::ostringstream levelstr;
+  levelstr << coarseLevel.GetLevelID();
+  std::string labelstr = FormattingHelper::getColonLabel(coarseLevel.getObjectLabel());
+
+  TEUCHOS_TEST_FOR_EXCEPTION(!declared_, Exceptions::RuntimeError,
+                             "Trident::muelu::TridentRAPFactory::Build(): CallDeclareInput has not been called before Build!");
+
+  const ParameterList& pL = GetParameterList();
+  const RCP<ParameterList> tparams = productTridentParams(pL);
+
+  RCP<XMat> A, P, AP, Ac;
+  if (!fetchOperators(fineLevel, coarseLevel, A, P)) {
+    // No aggregates on this level: MueLu 16's Hierarchy drops the level on a null Ac.
+    Set(coarseLevel, "A", Ac);
+    return false;
+  }
+  fitRanksPerGroup(*tparams, *A, coarseLevel);
+
+  if (pL.get<bool>("rap: triple product"))
+    GetOStream(Runtime0) << "TridentRAPFactory: \"rap: triple product\" computed as R x (A x P) with Trident" << std::endl;
+
+  RCP<ParameterList> APparams = productParams(pL);
+  // By default, we don't need global constants for A*P
+  APparams->set("compute global constants: temporaries", APparams->get("compute global constants: temporaries", false));
+  APparams->set("compute global constants", APparams->get("compute global constants", false));
+  Reuse apReuse, rapReuse;
+  loadReuse(coarseLevel, this, apReuse, rapReuse);
+  if (!apReuse.plan.is_null())
+    GetOStream(static_cast<MsgType>(Runtime0 | Test)) << "TridentRAPFactory: reusing the kept Trident plans" << std::endl;
+  // The coarse matrix's values are about to change: an eigenvalue estimate a smoother cached on
+  // it in the previous setup is stale (as stock RAPFactory resets it).
+  if (!rapReuse.C.is_null()) rapReuse.C->SetMaxEigenvalueEstimate(-Teuchos::ScalarTraits<Scalar>::one());
+  // Whether MueLu keeps the reuse data past this setup (the flags "reuse: type" sets, moved to
+  // this factory when it replaced the stock one): only then are the plans built to be kept.
+  const bool keepAP = coarseLevel.IsKept("AP reuse data", this, MueLu::All);
+  const bool keepRAP = coarseLevel.IsKept("RAP reuse data", this, MueLu::All);
+
+  {
+    SubFactoryMonitor subM(*this, "MxM: A x P (Trident)", coarseLevel);
+    AP = tridentMultiply(*A, !doTranspose, *P, !doTranspose, labelstr + std::string("MueLu::A*P-") + levelstr.str(),
+                         merged(APparams, *tparams), &rec.ap, apReuse, keepAP);
+  }
+
+  RCP<ParameterList> RAPparams = productParams(pL);
+  // We *always* need global constants for the RAP, but not for the temps
+  RAPparams->set("compute global constants: temporaries", RAPparams->get("compute global constants: temporaries", false));
+  RAPparams->set("compute global constants", true);
+
+  if (pL.get<bool>("transpose: use implicit") == true) {
+    SubFactoryMonitor m2(*this, "MxM: P' x (AP) (implicit, Trident)", coarseLevel);
+    Ac = tridentMultiply(*P, doTranspose, *AP, !doTranspose,
+                         labelstr + std::string("MueLu::R*(AP)-implicit-") + levelstr.str(), merged(RAPparams, *tparams), &rec.rap,
+                         rapReuse, keepRAP);
+  } else {
+    RCP<XMat> R = fetchRestriction(coarseLevel);
+    SubFactoryMonitor m2(*this, "MxM: R x (AP) (explicit, Trident)", coarseLevel);
+    Ac = tridentMultiply(*R, !doTranspose, *AP, !doTranspose,
+                         labelstr + std::string("MueLu::R*(AP)-explicit-") + levelstr.str(), merged(RAPparams, *tparams), &rec.rap,
+                         rapReuse, keepRAP);
+  }
+
+  finishAc(Ac, pL, coarseLevel, rec);
+
+  APparams->set("graph", AP);
+  APparams->set(kPlanKey, apReuse.plan);
+  Set(coarseLevel, "AP reuse data", APparams);
+  RAPparams->set("graph", Ac);
+  RAPparams->set(kPlanKey, rapReuse.plan);
+  Set(coarseLevel, "RAP reuse data", RAPparams);
+  rec.reused = rec.ap.reused_plan && rec.rap.reused_plan;
+  return true;
+}
+
+// A from the fine level and P from the coarse one, checked to fit; false when P is null and the
+// running MueLu ends the hierarchy there (Trident_MueLuCompat.hpp).
+bool TridentRAPFactory::fetchOperators(MueLu::Level& fineLevel, MueLu::Level& coarseLevel, RCP<XMat>& A,
+                                       RCP<XMat>& P) const {
+  using namespace MueLu;
+  try {
+    A = Get<RCP<XMat>>(fineLevel, "A");
+  } catch (std::exception& e) {
+    TEUCHOS_TEST_FOR_EXCEPTION(true, Exceptions::RuntimeError,
+                               "TridentRAPFactory: no fine-level matrix A on level " << fineLevel.GetLevelID() << ": " << e.what());
+  }
+  try {
+    P = Get<RCP<XMat>>(coarseLevel, "P");
+  } catch (std::exception& e) {
+    TEUCHOS_TEST_FOR_EXCEPTION(true, Exceptions::RuntimeError,
+                               "TridentRAPFactory: no prolongator P on level " << coarseLevel.GetLevelID()
+                               << " (give the factory a \"P\" factory, e.g. SetFactory(\"P\", ...)): " << e.what());
+  }
+  TEUCHOS_TEST_FOR_EXCEPTION(A.is_null(), Exceptions::RuntimeError, "TridentRAPFactory: the fine-level matrix A is null");
+  if (P.is_null() && MueLuCompat::kNullProlongatorEndsHierarchy) return false;
+  TEUCHOS_TEST_FOR_EXCEPTION(P.is_null(), Exceptions::RuntimeError, "TridentRAPFactory: the prolongator P on level " << coarseLevel.GetLevelID() << " is null");
+  try {
+    checkSquare(*A, "TridentRAPFactory");
+  } catch (std::invalid_argument& e) {
+    TEUCHOS_TEST_FOR_EXCEPTION(true, Exceptions::RuntimeError, e.what());
+  }
+  TEUCHOS_TEST_FOR_EXCEPTION(P->getGlobalNumRows() != A->getGlobalNumCols(), Exceptions::RuntimeError,
+                             "TridentRAPFactory: P has " << P->getGlobalNumRows() << " rows but A has " << A->getGlobalNumCols() << " columns");
+  return true;
+}
+
+RCP<XMat> TridentRAPFactory::fetchRestriction(MueLu::Level& coarseLevel) const {
+  using namespace MueLu;
+  RCP<XMat> R;
+  try {
+    R = Get<RCP<XMat>>(coarseLevel, "R");
+  } catch (std::exception& e) {
+    TEUCHOS_TEST_FOR_EXCEPTION(true, Exceptions::RuntimeError,
+                               "TridentRAPFactory: no restriction R on level " << coarseLevel.GetLevelID()
+                               << " (set \"transpose: use implicit\" or give an \"R\" factory): " << e.what());
+  }
+  TEUCHOS_TEST_FOR_EXCEPTION(R.is_null(), Exceptions::RuntimeError, "TridentRAPFactory: the restriction R is null");
+  return R;
+}
+
+// After repartitioning, coarse levels live on a subcommunicator: a "trident: ranks per group"
+// that does not divide its size is reduced to the largest common divisor.
+void TridentRAPFactory::fitRanksPerGroup(ParameterList& tparams, const XMat& A, const MueLu::Level& coarseLevel) const {
+  if (!tparams.isType<int>("trident: ranks per group")) return;
+  const int Pc = A.getRowMap()->getComm()->getSize();
+  const int lam = tparams.get<int>("trident: ranks per group");
+  if (lam > 0 && Pc % lam != 0) {
+    const int g = std::gcd(lam, Pc);
+    GetOStream(MueLu::Runtime0) << "TridentRAPFactory: level " << coarseLevel.GetLevelID() << " runs on " << Pc
+                                << " ranks; \"trident: ranks per group\" " << lam << " -> " << g << std::endl;
+    tparams.set("trident: ranks per group", g);
+  }
+}
+
+// What RAPFactory::Build does to Ac after the products: the diagonal floor and repair, the
+// statistics, its label; then Ac is set on the coarse level.
+void TridentRAPFactory::finishAc(RCP<XMat>& Ac, const ParameterList& pL, MueLu::Level& coarseLevel,
+                                 RAPLevelRecord& rec) const {
+  using namespace MueLu;
+  Teuchos::ArrayView<const double> relativeFloor = pL.get<Teuchos::Array<double>>("rap: relative diagonal floor")();
+  if (relativeFloor.size() > 0) XMatrixUtils::RelativeDiagonalBoost(Ac, relativeFloor, GetOStream(Statistics2));
+
+  bool repairZeroDiagonals = pL.get<bool>("RepairMainDiagonal") || pL.get<bool>("rap: fix zero diagonals");
+  bool checkAc = pL.get<bool>("CheckMainDiagonal") || pL.get<bool>("rap: fix zero diagonals");
+  if (checkAc || repairZeroDiagonals) {
+    using magnitudeType = typename Teuchos::ScalarTraits<Scalar>::magnitudeType;
+    magnitudeType threshold;
+    if (pL.isType<magnitudeType>("rap: fix zero diagonals threshold"))
+      threshold = pL.get<magnitudeType>("rap: fix zero diagonals threshold");
+    else
+      threshold = Teuchos::as<magnitudeType>(pL.get<double>("rap: fix zero diagonals threshold"));
+    Scalar replacement = Teuchos::as<Scalar>(pL.get<double>("rap: fix zero diagonals replacement"));
+    XMatrixUtils::CheckRepairMainDiagonal(Ac, repairZeroDiagonals, GetOStream(Warnings1), threshold, replacement);
+  }
+
+  if (IsPrint(Statistics2)) {
+    RCP<ParameterList> params = rcp(new ParameterList());
+    params->set("printLoadBalancingInfo", true);
+    params->set("printCommInfo", true);
+    GetOStream(Statistics2) << MueLu::PerfUtils<Trident::Scalar, Trident::LO, Trident::GO, Trident::Node>::PrintMatrixInfo(*Ac, "Ac", params);
+  }
+
+  if (!Ac.is_null()) {
+    std::ostringstream oss;
+    oss << "A_" << coarseLevel.GetLevelID();
+    Ac->setObjectLabel(oss.str());
+    rec.ac_rows = static_cast<long long>(Ac->getGlobalNumRows());
+    rec.ac_nnz = static_cast<long long>(Ac->getGlobalNumEntries());
+  }
+  Set(coarseLevel, "A", Ac);
+}
+
+// The transfer factories added to this factory (coordinates, block numbers, aggregate export).
+void TridentRAPFactory::runTransferFactories(MueLu::Level& coarseLevel) const {
+  const auto transfers = transferFactories(*this);
+  if (transfers.empty()) return;
+  MueLu::SubFactoryMonitor m(*this, "Projections", coarseLevel);
+  for (const auto& fac : transfers) {
+    GetOStream(MueLu::Runtime0) << "TridentRAPFactory: call transfer factory: " << fac->description() << std::endl;
+    fac->CallBuild(coarseLevel);
+    coarseLevel.Release(*fac);  // see RAPFactory::Build for why transfer factories are released here
+  }
 }
 
 void TimedRAPFactory::Build(MueLu::Level& fineLevel, MueLu::Level& coarseLevel) const {
@@ -459,6 +506,84 @@ class TridentFactoryFactory : public factory_factory_type {
 
 using interpreter_base = MueLu::ParameterListInterpreter<Scalar, LO, GO, Node>;
 
+// Names a FacManager entry can have (easy-list interpreter and usual XML lists).
+const char* const kManagerEntries[] = {
+    "A", "P", "R", "Ptent", "Aggregates", "Graph", "DofsPerNode", "UnAmalgamationInfo", "CoarseMap", "Nullspace",
+    "Coordinates", "Importer", "Partition", "number of partitions", "repartition: heuristic target rows per process",
+    "Smoother", "PreSmoother", "PostSmoother", "CoarseSolver", "Filtering", "BlockNumber", "Node Comm", "Material",
+    "P Graph", "AP Pattern", "Ppattern", "Constraint", "Scaled Nullspace", "CoarseNumZLayers", "LineDetection_Layers",
+    "LineDetection_VertLineIds", "pcoarsen: element to node map", "DofStatus", "AggregateQualities", "Node Aggregate Map",
+    "Node XMat", "CoarseDofsPerNode", "K", "M", "Mdiag", "D0", "SubBlockA", "FineMap", "numDimensions",
+    "lCoarseNodesPerDim", "gCoarseNodesPerDim", "prolongatorGraph", "coarseCoordinates", "indexManager",
+    "structuredInterpolationOrder", "Nullspace1", "Nullspace2"};
+
+using replacement_map = std::map<const FacBase*, RCP<const FacBase>>;
+
+// The factory that takes the place of the stock RAPFactory `old` (null: of the default one a
+// manager would create): TridentRAPFactory with the "trident: " parameters on top of old's, or the
+// timed stock one; old's transfer factories move over.
+RCP<rap_factory_base> replacementFor(const rap_factory_base* old, bool useTrident, const ParameterList& tparams) {
+  RCP<rap_factory_base> nr;
+  ParameterList pl = old ? old->GetParameterList() : ParameterList();
+  if (useTrident) {
+    nr = rcp(new TridentRAPFactory());
+    for (auto it = tparams.begin(); it != tparams.end(); ++it) pl.setEntry(tparams.name(it), tparams.entry(it));
+  } else {
+    nr = rcp(new TimedRAPFactory());
+  }
+  nr->SetParameterList(pl);
+  if (old) {
+    for (const auto& t : transferFactories(*old)) nr->AddTransferFactory(t);
+  }
+  return nr;
+}
+
+// Every factory reachable from the managers' entries through the factories' own dependencies
+// (factory-valued parameters and a RAPFactory's transfer factories), each once.
+std::vector<RCP<const FacBase>> reachableFactories(const std::vector<RCP<FacManager>>& managers) {
+  std::vector<RCP<const FacBase>> all;
+  std::set<const FacBase*> seen;
+  std::vector<RCP<const FacBase>> stack;
+  auto push = [&](const RCP<const FacBase>& f) {
+    if (!f.is_null() && seen.insert(f.get()).second) {
+      stack.push_back(f);
+      all.push_back(f);
+    }
+  };
+  for (const auto& fm : managers)
+    for (const char* n : kManagerEntries)
+      if (fm->hasFactory(n)) push(fm->GetFactory(n));
+  while (!stack.empty()) {
+    RCP<const FacBase> f = stack.back();
+    stack.pop_back();
+    auto fac = rcp_dynamic_cast<const MueLu::Factory>(f);
+    if (fac.is_null()) continue;
+    const ParameterList& pl = fac->GetParameterList();
+    for (auto it = pl.begin(); it != pl.end(); ++it)
+      if (pl.isType<RCP<const FacBase>>(pl.name(it))) push(pl.get<RCP<const FacBase>>(pl.name(it)));
+    if (auto rap = rcp_dynamic_cast<const rap_factory_base>(f); !rap.is_null())
+      for (const auto& t : transferFactories(*rap)) push(t);
+  }
+  return all;
+}
+
+// Points the factories' dependencies that name a replaced factory at its replacement.
+void rewireDependencies(const std::vector<RCP<const FacBase>>& all, const replacement_map& repl) {
+  for (const auto& f : all) {
+    auto fac = rcp_const_cast<MueLu::Factory>(rcp_dynamic_cast<const MueLu::Factory>(f));
+    if (fac.is_null()) continue;
+    std::vector<std::pair<std::string, RCP<const FacBase>>> changes;
+    const ParameterList& pl = fac->GetParameterList();
+    for (auto it = pl.begin(); it != pl.end(); ++it) {
+      const std::string& n = pl.name(it);
+      if (!pl.isType<RCP<const FacBase>>(n)) continue;
+      auto r = repl.find(pl.get<RCP<const FacBase>>(n).get());
+      if (r != repl.end()) changes.emplace_back(n, r->second);
+    }
+    for (auto& c : changes) fac->SetFactory(c.first, c.second);
+  }
+}
+
 // ParameterListInterpreter whose RAPFactory objects are swapped for TridentRAPFactory (or the timed
 // stock one) after the factory managers are built and before the hierarchy is set up.
 class Interpreter : public interpreter_base {
@@ -467,92 +592,43 @@ class Interpreter : public interpreter_base {
       : interpreter_base(paramList, comm, ff) {}
 
   void replaceRAPFactories(bool useTrident, const ParameterList& tparams) {
-    // Names a FacManager entry can have (easy-list interpreter and usual XML lists).
-    static const char* const names[] = {
-        "A", "P", "R", "Ptent", "Aggregates", "Graph", "DofsPerNode", "UnAmalgamationInfo", "CoarseMap", "Nullspace",
-        "Coordinates", "Importer", "Partition", "number of partitions", "repartition: heuristic target rows per process",
-        "Smoother", "PreSmoother", "PostSmoother", "CoarseSolver", "Filtering", "BlockNumber", "Node Comm", "Material",
-        "P Graph", "AP Pattern", "Ppattern", "Constraint", "Scaled Nullspace", "CoarseNumZLayers", "LineDetection_Layers",
-        "LineDetection_VertLineIds", "pcoarsen: element to node map", "DofStatus", "AggregateQualities", "Node Aggregate Map",
-        "Node XMat", "CoarseDofsPerNode", "K", "M", "Mdiag", "D0", "SubBlockA", "FineMap", "numDimensions",
-        "lCoarseNodesPerDim", "gCoarseNodesPerDim", "prolongatorGraph", "coarseCoordinates", "indexManager",
-        "structuredInterpolationOrder", "Nullspace1", "Nullspace2"};
+    const std::vector<RCP<FacManager>> managers = factoryManagers();
+    const std::vector<RCP<const FacBase>> all = reachableFactories(managers);
+    // Exact type: RAPShiftFactory, BlockedRAPFactory and already-Trident factories are left alone.
+    replacement_map repl;
+    for (const auto& f : all)
+      if (typeid(*f) == typeid(rap_factory_base))
+        repl[f.get()] = replacementFor(static_cast<const rap_factory_base*>(f.get()), useTrident, tparams);
+    rewireManagers(managers, repl, useTrident, tparams);
+    rewireDependencies(all, repl);
+    rewireKeepFlags(repl);
+  }
 
-    // 1. every factory reachable from the managers, through the factories' own dependencies
-    std::vector<RCP<const FacBase>> all;
-    std::set<const FacBase*> seen;
-    std::vector<RCP<const FacBase>> stack;
-    auto push = [&](const RCP<const FacBase>& f) {
-      if (!f.is_null() && seen.insert(f.get()).second) {
-        stack.push_back(f);
-        all.push_back(f);
-      }
-    };
+ private:
+  std::vector<RCP<FacManager>> factoryManagers() const {
     std::vector<RCP<FacManager>> managers;
     for (size_t i = 0; i < this->getNumFactoryManagers(); ++i) {
       auto fm = rcp_dynamic_cast<FacManager>(this->GetFactoryManager(static_cast<int>(i)));
-      if (fm.is_null()) continue;
-      managers.push_back(fm);
-      for (const char* n : names)
-        if (fm->hasFactory(n)) push(fm->GetFactory(n));
+      if (!fm.is_null()) managers.push_back(fm);
     }
-    while (!stack.empty()) {
-      RCP<const FacBase> f = stack.back();
-      stack.pop_back();
-      auto fac = rcp_dynamic_cast<const MueLu::Factory>(f);
-      if (fac.is_null()) continue;
-      const ParameterList& pl = fac->GetParameterList();
-      for (auto it = pl.begin(); it != pl.end(); ++it)
-        if (pl.isType<RCP<const FacBase>>(pl.name(it))) push(pl.get<RCP<const FacBase>>(pl.name(it)));
-      if (auto rap = rcp_dynamic_cast<const rap_factory_base>(f); !rap.is_null())
-        for (const auto& t : transferFactories(*rap)) push(t);
-    }
+    return managers;
+  }
 
-    // 2. a replacement for each stock RAPFactory (exact type: RAPShiftFactory, BlockedRAPFactory and
-    //    already-Trident factories are left alone)
-    std::map<const FacBase*, RCP<const FacBase>> repl;
-    auto makeReplacement = [&](const rap_factory_base* old) -> RCP<rap_factory_base> {
-      RCP<rap_factory_base> nr;
-      ParameterList pl = old ? old->GetParameterList() : ParameterList();
-      if (useTrident) {
-        nr = rcp(new TridentRAPFactory());
-        for (auto it = tparams.begin(); it != tparams.end(); ++it) pl.setEntry(tparams.name(it), tparams.entry(it));
-      } else {
-        nr = rcp(new TimedRAPFactory());
-      }
-      nr->SetParameterList(pl);
-      if (old) {
-        for (const auto& t : transferFactories(*old)) nr->AddTransferFactory(t);
-      }
-      return nr;
-    };
-    for (const auto& f : all)
-      if (typeid(*f) == typeid(rap_factory_base))
-        repl[f.get()] = makeReplacement(static_cast<const rap_factory_base*>(f.get()));
-
-    // 3. rewire: manager entries, factory dependencies, keep flags
+  static void rewireManagers(const std::vector<RCP<FacManager>>& managers, const replacement_map& repl,
+                             bool useTrident, const ParameterList& tparams) {
     for (auto& fm : managers) {
-      for (const char* n : names)
+      for (const char* n : kManagerEntries)
         if (fm->hasFactory(n)) {
           auto it = repl.find(fm->GetFactory(n).get());
           if (it != repl.end()) fm->SetFactory(n, it->second);
         }
       // a manager without "A" would create a default RAPFactory at setup time
-      if (!fm->hasFactory("A")) fm->SetFactory("A", makeReplacement(nullptr));
+      if (!fm->hasFactory("A")) fm->SetFactory("A", replacementFor(nullptr, useTrident, tparams));
     }
-    for (const auto& f : all) {
-      auto fac = rcp_const_cast<MueLu::Factory>(rcp_dynamic_cast<const MueLu::Factory>(f));
-      if (fac.is_null()) continue;
-      std::vector<std::pair<std::string, RCP<const FacBase>>> changes;
-      const ParameterList& pl = fac->GetParameterList();
-      for (auto it = pl.begin(); it != pl.end(); ++it) {
-        const std::string& n = pl.name(it);
-        if (!pl.isType<RCP<const FacBase>>(n)) continue;
-        auto r = repl.find(pl.get<RCP<const FacBase>>(n).get());
-        if (r != repl.end()) changes.emplace_back(n, r->second);
-      }
-      for (auto& c : changes) fac->SetFactory(c.first, c.second);
-    }
+  }
+
+  // The keep flags ("reuse: type" and the like) move with the factory they were set for.
+  void rewireKeepFlags(const replacement_map& repl) {
     for (auto& kv : this->keep_)
       for (auto& kp : kv.second) {
         auto r = repl.find(kp.second);

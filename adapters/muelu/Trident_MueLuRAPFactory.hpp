@@ -37,6 +37,7 @@ namespace Trident {
 namespace muelu {
 
 using rap_factory_base = MueLu::RAPFactory<Scalar, LO, GO, Node>;
+struct RAPLevelRecord;
 
 class TridentRAPFactory : public rap_factory_base {
  public:
@@ -50,6 +51,20 @@ class TridentRAPFactory : public rap_factory_base {
   std::string description() const override { return "TridentRAPFactory"; }
 
  private:
+  // Qualified: inside the class, the short names are RAPFactory's own (private) typedefs.
+  using xpetra_matrix = Xpetra::Matrix<Trident::Scalar, Trident::LO, Trident::GO, Trident::Node>;
+  using xpetra_matrix_ptr = Teuchos::RCP<xpetra_matrix>;
+
+  // The steps of Build, named after what RAPFactory::Build does at that point.
+  bool computeAc(MueLu::Level& fineLevel, MueLu::Level& coarseLevel, RAPLevelRecord& rec) const;
+  bool fetchOperators(MueLu::Level& fineLevel, MueLu::Level& coarseLevel, xpetra_matrix_ptr& A,
+                      xpetra_matrix_ptr& P) const;
+  xpetra_matrix_ptr fetchRestriction(MueLu::Level& coarseLevel) const;
+  void fitRanksPerGroup(Teuchos::ParameterList& tparams, const xpetra_matrix& A, const MueLu::Level& coarseLevel) const;
+  void finishAc(xpetra_matrix_ptr& Ac, const Teuchos::ParameterList& pL, MueLu::Level& coarseLevel,
+                RAPLevelRecord& rec) const;
+  void runTransferFactories(MueLu::Level& coarseLevel) const;
+
   mutable bool declared_ = false;
 };
 

@@ -156,69 +156,75 @@ double parseDoubleStrict(const std::string& s, const std::string& spec) {
 
 // ---- R-MAT ------------------------------------------------------------------------------------
 
-Teuchos::RCP<crs_matrix_type> rmat(int scale, int edgefactor, const comm_ptr& comm, std::uint64_t seed) {
-  if (scale < 0 || scale > 40 || edgefactor < 0)
-    throw std::invalid_argument("Trident::gen::rmat: need 0 <= scale <= 40 and edgefactor >= 0");
-  const int rank = comm->getRank(), P = comm->getSize();
-  const MPI_Comm mc = rawComm(*comm);
-  const long long N = 1LL << scale;
-  const long long M = static_cast<long long>(edgefactor) * N;
+namespace {
+
+// What fixes an R-MAT graph: its size, the seed of every choice and the relabeling's keys.
+struct RmatStream {
+  int scale;
+  std::uint64_t seed, k1, k2;
+};
+
+// Edge e's endpoints: one quadrant choice per level of the recursion (Graph500's a, b, c), then
+// relabeled so that the high-degree vertices do not cluster at the low ids.
+inline std::pair<GO, GO> rmatEdge(long long e, const RmatStream& s) {
   const double a = 0.57, b = 0.19, c = 0.19;
-  const std::uint64_t k1 = hash4(seed, kRmatPerm, 1, 0), k2 = hash4(seed, kRmatPerm, 2, 0);
-  const Uniform rowsDist(N, P), edgeDist(M, P);
-  const long long e0 = edgeDist.start(rank), e1 = e0 + edgeDist.count(rank);
-  const long long batch = 1LL << 22;
-  const long long rounds = (edgeDist.count(0) + batch - 1) / batch;  // rank 0 has the most edges
-
-  std::vector<GO> mine;  // (row, col) pairs this rank owns
-  std::vector<std::vector<GO>> out(static_cast<size_t>(P));
-  std::vector<int> scount(P), rcount(P), sdisp(P), rdisp(P);
-  for (long long rd = 0; rd < std::max(rounds, 1LL); ++rd) {
-    for (auto& v : out) v.clear();
-    const long long b0 = std::min(e1, e0 + rd * batch), b1 = std::min(e1, b0 + batch);
-    for (long long e = b0; e < b1; ++e) {
-      std::uint64_t u = 0, v = 0;
-      for (int l = 0; l < scale; ++l) {
-        const double x = unit(hash4(seed, kRmatLevel, static_cast<std::uint64_t>(e), static_cast<std::uint64_t>(l)));
-        const std::uint64_t ubit = (x >= a + b) ? 1 : 0;
-        const std::uint64_t vbit = (x >= a && x < a + b) || (x >= a + b + c) ? 1 : 0;
-        u = (u << 1) | ubit;
-        v = (v << 1) | vbit;
-      }
-      const GO gu = static_cast<GO>(scramble(u, scale, k1, k2)), gv = static_cast<GO>(scramble(v, scale, k1, k2));
-      if (gu == gv) continue;
-      auto& o1 = out[static_cast<size_t>(rowsDist.owner(gu))];
-      o1.push_back(gu);
-      o1.push_back(gv);
-      auto& o2 = out[static_cast<size_t>(rowsDist.owner(gv))];
-      o2.push_back(gv);
-      o2.push_back(gu);
-    }
-    if (P == 1) {
-      mine.insert(mine.end(), out[0].begin(), out[0].end());
-      continue;
-    }
-    std::vector<GO> sbuf;
-    for (int p = 0; p < P; ++p) {
-      scount[p] = static_cast<int>(out[p].size());
-      sdisp[p] = static_cast<int>(sbuf.size());
-      sbuf.insert(sbuf.end(), out[p].begin(), out[p].end());
-    }
-    MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, mc);
-    long long total = 0;
-    for (int p = 0; p < P; ++p) {
-      rdisp[p] = static_cast<int>(total);
-      total += rcount[p];
-    }
-    const size_t old = mine.size();
-    mine.resize(old + static_cast<size_t>(total));
-    MPI_Alltoallv(sbuf.data(), scount.data(), sdisp.data(), MPI_LONG_LONG, mine.data() + old, rcount.data(),
-                  rdisp.data(), MPI_LONG_LONG, mc);
+  std::uint64_t u = 0, v = 0;
+  for (int l = 0; l < s.scale; ++l) {
+    const double x = unit(hash4(s.seed, kRmatLevel, static_cast<std::uint64_t>(e), static_cast<std::uint64_t>(l)));
+    const std::uint64_t ubit = (x >= a + b) ? 1 : 0;
+    const std::uint64_t vbit = (x >= a && x < a + b) || (x >= a + b + c) ? 1 : 0;
+    u = (u << 1) | ubit;
+    v = (v << 1) | vbit;
   }
-  out.clear();
+  return {static_cast<GO>(scramble(u, s.scale, s.k1, s.k2)), static_cast<GO>(scramble(v, s.scale, s.k1, s.k2))};
+}
 
-  // Counting sort by local row, then sort + unique within rows.
-  const long long start = rowsDist.start(rank), nloc = rowsDist.count(rank);
+// Edges [b0, b1) as (row, col) pairs in both directions (the matrix is symmetric), each filed
+// under the rank that owns its row; self loops are dropped.
+void generateRmatBatch(long long b0, long long b1, const RmatStream& s, const Uniform& rowsDist,
+                       std::vector<std::vector<GO>>& out) {
+  for (auto& v : out) v.clear();
+  for (long long e = b0; e < b1; ++e) {
+    const auto [gu, gv] = rmatEdge(e, s);
+    if (gu == gv) continue;
+    auto& o1 = out[static_cast<size_t>(rowsDist.owner(gu))];
+    o1.push_back(gu);
+    o1.push_back(gv);
+    auto& o2 = out[static_cast<size_t>(rowsDist.owner(gv))];
+    o2.push_back(gv);
+    o2.push_back(gu);
+  }
+}
+
+// Sends every rank the pairs filed for it and appends the pairs this rank receives to `mine`.
+void exchangeRmatPairs(const std::vector<std::vector<GO>>& out, std::vector<GO>& mine, MPI_Comm mc) {
+  const int P = static_cast<int>(out.size());
+  if (P == 1) {
+    mine.insert(mine.end(), out[0].begin(), out[0].end());
+    return;
+  }
+  std::vector<int> scount(P), rcount(P), sdisp(P), rdisp(P);
+  std::vector<GO> sbuf;
+  for (int p = 0; p < P; ++p) {
+    scount[p] = static_cast<int>(out[p].size());
+    sdisp[p] = static_cast<int>(sbuf.size());
+    sbuf.insert(sbuf.end(), out[p].begin(), out[p].end());
+  }
+  MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, mc);
+  long long total = 0;
+  for (int p = 0; p < P; ++p) {
+    rdisp[p] = static_cast<int>(total);
+    total += rcount[p];
+  }
+  const size_t old = mine.size();
+  mine.resize(old + static_cast<size_t>(total));
+  MPI_Alltoallv(sbuf.data(), scount.data(), sdisp.data(), MPI_LONG_LONG, mine.data() + old, rcount.data(),
+                rdisp.data(), MPI_LONG_LONG, mc);
+}
+
+// The rows [start, start + nloc) from their (row, col) pairs, which are freed on the way: a
+// counting sort by local row, then sort + unique within rows; every value is 1.
+Csr rmatRows(std::vector<GO>& mine, long long start, long long nloc) {
   const size_t npairs = mine.size() / 2;
   std::vector<size_t> ptr(static_cast<size_t>(nloc) + 1, 0);
   for (size_t t = 0; t < npairs; ++t) ++ptr[static_cast<size_t>(mine[2 * t] - start) + 1];
@@ -239,6 +245,36 @@ Teuchos::RCP<crs_matrix_type> rmat(int scale, int edgefactor, const comm_ptr& co
     csr.counts.push_back(static_cast<size_t>(last - first));
   }
   csr.vals.assign(csr.cols.size(), 1.0);
+  return csr;
+}
+
+}  // namespace
+
+Teuchos::RCP<crs_matrix_type> rmat(int scale, int edgefactor, const comm_ptr& comm, std::uint64_t seed) {
+  if (scale < 0 || scale > 40 || edgefactor < 0)
+    throw std::invalid_argument("Trident::gen::rmat: need 0 <= scale <= 40 and edgefactor >= 0");
+  const int rank = comm->getRank(), P = comm->getSize();
+  const MPI_Comm mc = rawComm(*comm);
+  const long long N = 1LL << scale;
+  const long long M = static_cast<long long>(edgefactor) * N;
+  const RmatStream stream{scale, seed, hash4(seed, kRmatPerm, 1, 0), hash4(seed, kRmatPerm, 2, 0)};
+  const Uniform rowsDist(N, P), edgeDist(M, P);
+  const long long e0 = edgeDist.start(rank), e1 = e0 + edgeDist.count(rank);
+  // Edges are made and sent in batches, so that no rank holds all of its outgoing pairs at once;
+  // every rank takes part in as many exchanges as rank 0, which has the most edges.
+  const long long batch = 1LL << 22;
+  const long long rounds = (edgeDist.count(0) + batch - 1) / batch;
+
+  std::vector<GO> mine;  // (row, col) pairs this rank owns
+  std::vector<std::vector<GO>> out(static_cast<size_t>(P));
+  for (long long rd = 0; rd < std::max(rounds, 1LL); ++rd) {
+    const long long b0 = std::min(e1, e0 + rd * batch), b1 = std::min(e1, b0 + batch);
+    generateRmatBatch(b0, b1, stream, rowsDist, out);
+    exchangeRmatPairs(out, mine, mc);
+  }
+  out.clear();
+
+  Csr csr = rmatRows(mine, rowsDist.start(rank), rowsDist.count(rank));
   auto map = uniformMap(N, comm);
   return build(map, csr, map, map);
 }

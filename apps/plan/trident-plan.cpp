@@ -208,148 +208,189 @@ struct Row {
   pl::Prediction pr;
 };
 
-int run(int argc, char** argv) {
-  Teuchos::CommandLineProcessor clp(false, true);
+struct Options {
   std::string matrix, op = "AA", ranksList = "4", csv, model, algos = "tpetra,summa,trident", grid = "auto",
               fetch = "needed";
   int lambda = 1;
   bool permute = false, calib = false;
+};
+
+// Reads the command line into `o`; returns the exit status when the program should stop here
+// (help printed or a bad option), -1 to go on.
+int parseOptions(int argc, char** argv, Options& o) {
+  Teuchos::CommandLineProcessor clp(false, true);
   clp.setDocString(
       "Predicts, on one process, the exact bytes each distributed SpGEMM algorithm moves per rank over Gi (between "
       "groups) and Li (inside a group), its multiply-adds and, with a machine model, its time, for P ranks in "
       "groups of L.");
-  clp.setOption("matrix", &matrix, "Matrix Market file");
-  clp.setOption("op", &op, "AA (A*A) | AR (A*T, T: trident-bench's aggregation prolongator) | RAP (T^T*(A*T))");
-  clp.setOption("ranks", &ranksList, "P, or a comma-separated list of P");
-  clp.setOption("ranks-per-group", &lambda, "lambda, ranks per group (node); must divide P");
-  clp.setOption("algos", &algos, "comma-separated subset of tpetra,summa,trident");
-  clp.setOption("grid", &grid, "Trident's grid: auto (as \"trident: grid\" = \"auto\"), square, rows, a comma-separated list, or all (square,rows)");
-  clp.setOption("fetch", &fetch, "Trident's fetch: needed, whole, or all");
-  clp.setOption("permute", "no-permute", &permute, "\"trident: permute\" = \"random\"");
-  clp.setOption("csv", &csv, "append one row per algorithm (trident-bench's leading columns)");
-  clp.setOption("model", &model, "machine model file (default: built-in defaults; see --calibrate)");
-  clp.setOption("calibrate", "no-calibrate", &calib, "measure the machine model and write it to --model");
+  clp.setOption("matrix", &o.matrix, "Matrix Market file");
+  clp.setOption("op", &o.op, "AA (A*A) | AR (A*T, T: trident-bench's aggregation prolongator) | RAP (T^T*(A*T))");
+  clp.setOption("ranks", &o.ranksList, "P, or a comma-separated list of P");
+  clp.setOption("ranks-per-group", &o.lambda, "lambda, ranks per group (node); must divide P");
+  clp.setOption("algos", &o.algos, "comma-separated subset of tpetra,summa,trident");
+  clp.setOption("grid", &o.grid, "Trident's grid: auto (as \"trident: grid\" = \"auto\"), square, rows, a comma-separated list, or all (square,rows)");
+  clp.setOption("fetch", &o.fetch, "Trident's fetch: needed, whole, or all");
+  clp.setOption("permute", "no-permute", &o.permute, "\"trident: permute\" = \"random\"");
+  clp.setOption("csv", &o.csv, "append one row per algorithm (trident-bench's leading columns)");
+  clp.setOption("model", &o.model, "machine model file (default: built-in defaults; see --calibrate)");
+  clp.setOption("calibrate", "no-calibrate", &o.calib, "measure the machine model and write it to --model");
   const auto parsed = clp.parse(argc, argv);
   if (parsed == Teuchos::CommandLineProcessor::PARSE_HELP_PRINTED) return 0;
   if (parsed != Teuchos::CommandLineProcessor::PARSE_SUCCESSFUL) return 2;
-  if (calib) return calibrate(model.empty() ? "trident-machine.txt" : model);
+  return -1;
+}
+
+// Opens --csv for appending, writing the header into a new or empty file.
+void openCsv(const std::string& csv, std::ofstream& csvOut) {
+  struct stat sb;
+  const bool fresh = stat(csv.c_str(), &sb) != 0 || sb.st_size == 0;
+  const std::string header =
+      "algo,matrix,op,P,ranks_per_group,gi_bytes_max,gi_bytes_total,li_bytes_max,li_bytes_total,time_s,"
+      "grid,fetch,grid_rows,grid_cols,flops_max,flops_total,in_gi_bytes_total,in_li_bytes_total,nnz_a,"
+      "plan_s,chosen,gi_bytes_max_node";
+  if (!fresh) {
+    // Rows appended under another header would be read under the wrong names.
+    std::ifstream old(csv);
+    std::string first;
+    std::getline(old, first);
+    Trident::requireAll(first == header, "trident-plan: --csv=" + csv +
+                                             " has other columns (a file from another version?); name a new file");
+  }
+  csvOut.open(csv, std::ios::app);
+  Trident::requireAll(static_cast<bool>(csvOut), "trident-plan: cannot open --csv=" + csv);
+  if (fresh) csvOut << header << "\n";
+}
+
+// One algorithm (with Trident's grid and fetch, empty for the others) over all products of the
+// op: their predictions, timed with the machine model, added up.
+pl::Prediction predictOp(const std::vector<Product>& prods, const std::string& algo, const std::string& grid,
+                         const std::string& fetch, const pl::Ranks& ranks, const pl::PlanOptions& opt,
+                         const pl::MachineModel& mm) {
+  pl::Prediction total(ranks.P);
+  bool first = true;
+  for (const Product& p : prods) {
+    pl::Prediction one;
+    if (algo == "tpetra") {
+      one = pl::predictTpetra(p.a, p.b, ranks);
+    } else if (algo == "summa") {
+      one = pl::predictSumma(p.a, p.b, ranks, opt);
+    } else {
+      const bool needed = fetch == "needed";
+      const int G = ranks.groups();
+      const Trident::TileGrid g = grid == "square" ? Trident::TileGrid::forUnits(G)
+                                  : grid == "rows" ? Trident::TileGrid::rowsOnly(G)
+                                                   : pl::tridentAutoGrid(p.a, p.b, ranks, needed);
+      one = pl::predictTrident(p.a, p.b, ranks, g, needed, opt);
+    }
+    pl::predictTime(one, mm);
+    if (first) {
+      total = one;
+      first = false;
+    } else {
+      total.add(one);
+    }
+  }
+  return total;
+}
+
+// A row per algorithm of --algos, and for Trident one per grid and fetch asked for.
+std::vector<Row> predictRows(const std::vector<Product>& prods, const std::string& algos,
+                             const std::vector<std::string>& grids, const std::vector<std::string>& fetches,
+                             const pl::Ranks& ranks, const pl::PlanOptions& opt, const pl::MachineModel& mm) {
+  std::vector<Row> rows;
+  for (const auto& algo : split(algos)) {
+    Trident::requireAll(algo == "tpetra" || algo == "summa" || algo == "trident",
+                        "trident-plan: --algos: unknown algorithm '" + algo + "'");
+    std::vector<std::pair<std::string, std::string>> variants = {{"", ""}};
+    if (algo == "trident") {
+      variants.clear();
+      for (const auto& g : grids)
+        for (const auto& f : fetches) variants.push_back({g, f});
+    }
+    for (const auto& v : variants)
+      rows.push_back(Row{algo, v.first, v.second, predictOp(prods, algo, v.first, v.second, ranks, opt, mm)});
+  }
+  return rows;
+}
+
+void printTableHeader(const pl::Ranks& ranks, double planS) {
+  std::cout << "\nP = " << ranks.P << ", " << ranks.lambda << " ranks per group (" << ranks.groups()
+            << " groups), planned in " << std::fixed << std::setprecision(2) << planS << " s" << std::defaultfloat
+            << "\n";
+  std::cout << std::left << std::setw(34) << "algorithm" << std::right << std::setw(14) << "Gi max B" << std::setw(16)
+            << "Gi total B" << std::setw(12) << "Gi/nnz(A)" << std::setw(14) << "Li max B" << std::setw(16)
+            << "Li total B" << std::setw(14) << "flops max" << std::setw(12) << "time s" << std::setw(16)
+            << "Gi max node B" << "\n";
+}
+
+void printRow(const Row& row, const pl::Ranks& ranks, long long nnzA, bool best) {
+  const auto& pr = row.pr;
+  std::string label = row.algo;
+  if (row.algo == "trident")
+    label += " " + pr.grid + (row.grid == "auto" ? "(auto)" : "") + " " + std::to_string(pr.grid_rows) + "x" +
+             std::to_string(pr.grid_cols) + " " + row.fetch;
+  std::cout << std::left << std::setw(34) << label << std::right << std::setw(14) << pl::maxOf(pr.gi_recv)
+            << std::setw(16) << pl::sumOf(pr.gi_recv) << std::setw(12) << std::fixed << std::setprecision(2)
+            << static_cast<double>(pl::sumOf(pr.gi_recv)) / static_cast<double>(std::max(nnzA, 1LL))
+            << std::defaultfloat << std::setw(14) << pl::maxOf(pr.li_recv) << std::setw(16) << pl::sumOf(pr.li_recv)
+            << std::setw(14) << pl::maxOf(pr.flops) << std::setw(12) << std::setprecision(4) << pr.time_s
+            << std::setprecision(6) << std::setw(16) << busiestGroup(pr.gi_recv, ranks)
+            << (best ? "  <- least predicted time" : "") << "\n";
+}
+
+void writeCsvRow(std::ofstream& csvOut, const Row& row, const std::string& name, const std::string& op,
+                 const pl::Ranks& ranks, long long nnzA, double planS, bool best) {
+  const auto& pr = row.pr;
+  csvOut << row.algo << "," << name << "," << op << "," << ranks.P << "," << ranks.lambda << "," << pl::maxOf(pr.gi_recv)
+         << "," << pl::sumOf(pr.gi_recv) << "," << pl::maxOf(pr.li_recv) << "," << pl::sumOf(pr.li_recv) << ","
+         << pr.time_s << "," << pr.grid << "," << row.fetch << "," << pr.grid_rows << "," << pr.grid_cols << ","
+         << pl::maxOf(pr.flops) << "," << pl::sumOf(pr.flops) << "," << pl::sumOf(pr.in_gi_sent) << ","
+         << pl::sumOf(pr.in_li_sent) << "," << nnzA << "," << planS << "," << (best ? 1 : 0) << ","
+         << busiestGroup(pr.gi_recv, ranks) << "\n";
+}
+
+int run(int argc, char** argv) {
+  Options o;
+  if (const int status = parseOptions(argc, argv, o); status >= 0) return status;
+  if (o.calib) return calibrate(o.model.empty() ? "trident-machine.txt" : o.model);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) return 0;  // one process plans; extra ranks only help --calibrate
 
-  Trident::requireAll(!matrix.empty(), "trident-plan: --matrix is required");
-  Trident::requireAll(op == "AA" || op == "AR" || op == "RAP", "trident-plan: --op must be AA, AR or RAP");
-  const pl::MachineModel mm = model.empty() ? pl::MachineModel() : pl::MachineModel::load(model);
+  Trident::requireAll(!o.matrix.empty(), "trident-plan: --matrix is required");
+  Trident::requireAll(o.op == "AA" || o.op == "AR" || o.op == "RAP", "trident-plan: --op must be AA, AR or RAP");
+  const pl::MachineModel mm = o.model.empty() ? pl::MachineModel() : pl::MachineModel::load(o.model);
   long long nnzA = 0;
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<Product> prods = productsOf(matrix, op, &nnzA);
+  const std::vector<Product> prods = productsOf(o.matrix, o.op, &nnzA);
   const double readS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const std::string name = matrixName(matrix);
-  std::cout << "trident-plan: " << name << ", op " << op << ", nnz(A) = " << nnzA << " (read in " << std::fixed
+  const std::string name = matrixName(o.matrix);
+  std::cout << "trident-plan: " << name << ", op " << o.op << ", nnz(A) = " << nnzA << " (read in " << std::fixed
             << std::setprecision(2) << readS << " s)" << std::defaultfloat << "\n";
 
-  std::vector<std::string> grids = grid == "all" ? std::vector<std::string>{"square", "rows"} : split(grid);
-  std::vector<std::string> fetches = fetch == "all" ? std::vector<std::string>{"needed", "whole"} : split(fetch);
+  std::vector<std::string> grids = o.grid == "all" ? std::vector<std::string>{"square", "rows"} : split(o.grid);
+  std::vector<std::string> fetches = o.fetch == "all" ? std::vector<std::string>{"needed", "whole"} : split(o.fetch);
   for (const auto& g : grids)
     Trident::requireAll(g == "auto" || g == "square" || g == "rows", "trident-plan: --grid: auto, square, rows or all");
   for (const auto& f : fetches)
     Trident::requireAll(f == "needed" || f == "whole", "trident-plan: --fetch: needed, whole or all");
   pl::PlanOptions opt;
-  opt.permute = permute;
+  opt.permute = o.permute;
 
   std::ofstream csvOut;
-  if (!csv.empty()) {
-    struct stat sb;
-    const bool fresh = stat(csv.c_str(), &sb) != 0 || sb.st_size == 0;
-    const std::string header =
-        "algo,matrix,op,P,ranks_per_group,gi_bytes_max,gi_bytes_total,li_bytes_max,li_bytes_total,time_s,"
-        "grid,fetch,grid_rows,grid_cols,flops_max,flops_total,in_gi_bytes_total,in_li_bytes_total,nnz_a,"
-        "plan_s,chosen,gi_bytes_max_node";
-    if (!fresh) {
-      // Rows appended under another header would be read under the wrong names.
-      std::ifstream old(csv);
-      std::string first;
-      std::getline(old, first);
-      Trident::requireAll(first == header, "trident-plan: --csv=" + csv +
-                                               " has other columns (a file from another version?); name a new file");
-    }
-    csvOut.open(csv, std::ios::app);
-    Trident::requireAll(static_cast<bool>(csvOut), "trident-plan: cannot open --csv=" + csv);
-    if (fresh) csvOut << header << "\n";
-  }
-  for (const auto& ps : split(ranksList)) {
-    const int P = std::stoi(ps);
-    const pl::Ranks ranks{P, lambda};
-    std::vector<Row> rows;
+  if (!o.csv.empty()) openCsv(o.csv, csvOut);
+  for (const auto& ps : split(o.ranksList)) {
+    const pl::Ranks ranks{std::stoi(ps), o.lambda};
     const auto t1 = std::chrono::steady_clock::now();
-    for (const auto& algo : split(algos)) {
-      Trident::requireAll(algo == "tpetra" || algo == "summa" || algo == "trident",
-                          "trident-plan: --algos: unknown algorithm '" + algo + "'");
-      std::vector<std::pair<std::string, std::string>> variants = {{"", ""}};
-      if (algo == "trident") {
-        variants.clear();
-        for (const auto& g : grids)
-          for (const auto& f : fetches) variants.push_back({g, f});
-      }
-      for (const auto& v : variants) {
-        Row row{algo, v.first, v.second, pl::Prediction(P)};
-        bool first = true;
-        for (const Product& p : prods) {
-          pl::Prediction one;
-          if (algo == "tpetra") {
-            one = pl::predictTpetra(p.a, p.b, ranks);
-          } else if (algo == "summa") {
-            one = pl::predictSumma(p.a, p.b, ranks, opt);
-          } else {
-            const bool needed = v.second == "needed";
-            const int G = ranks.groups();
-            const Trident::TileGrid g = v.first == "square" ? Trident::TileGrid::forUnits(G)
-                                        : v.first == "rows" ? Trident::TileGrid::rowsOnly(G)
-                                                            : pl::tridentAutoGrid(p.a, p.b, ranks, needed);
-            one = pl::predictTrident(p.a, p.b, ranks, g, needed, opt);
-          }
-          pl::predictTime(one, mm);
-          if (first) {
-            row.pr = one;
-            first = false;
-          } else {
-            row.pr.add(one);
-          }
-        }
-        rows.push_back(std::move(row));
-      }
-    }
+    const std::vector<Row> rows = predictRows(prods, o.algos, grids, fetches, ranks, opt, mm);
     const double planS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     std::size_t best = 0;
     for (std::size_t r = 0; r < rows.size(); ++r)
       if (rows[r].pr.time_s < rows[best].pr.time_s) best = r;
-    std::cout << "\nP = " << P << ", " << lambda << " ranks per group (" << ranks.groups() << " groups), planned in "
-              << std::fixed << std::setprecision(2) << planS << " s" << std::defaultfloat << "\n";
-    std::cout << std::left << std::setw(34) << "algorithm" << std::right << std::setw(14) << "Gi max B" << std::setw(16)
-              << "Gi total B" << std::setw(12) << "Gi/nnz(A)" << std::setw(14) << "Li max B" << std::setw(16)
-              << "Li total B" << std::setw(14) << "flops max" << std::setw(12) << "time s" << std::setw(16)
-              << "Gi max node B" << "\n";
+    printTableHeader(ranks, planS);
     for (std::size_t r = 0; r < rows.size(); ++r) {
-      const Row& row = rows[r];
-      const auto& pr = row.pr;
-      std::string label = row.algo;
-      if (row.algo == "trident")
-        label += " " + pr.grid + (row.grid == "auto" ? "(auto)" : "") + " " + std::to_string(pr.grid_rows) + "x" +
-                 std::to_string(pr.grid_cols) + " " + row.fetch;
-      std::cout << std::left << std::setw(34) << label << std::right << std::setw(14) << pl::maxOf(pr.gi_recv)
-                << std::setw(16) << pl::sumOf(pr.gi_recv) << std::setw(12) << std::fixed << std::setprecision(2)
-                << static_cast<double>(pl::sumOf(pr.gi_recv)) / static_cast<double>(std::max(nnzA, 1LL))
-                << std::defaultfloat << std::setw(14) << pl::maxOf(pr.li_recv) << std::setw(16) << pl::sumOf(pr.li_recv)
-                << std::setw(14) << pl::maxOf(pr.flops) << std::setw(12) << std::setprecision(4) << pr.time_s
-                << std::setprecision(6) << std::setw(16) << busiestGroup(pr.gi_recv, ranks)
-                << (r == best ? "  <- least predicted time" : "") << "\n";
-      if (csvOut.is_open())
-        csvOut << row.algo << "," << name << "," << op << "," << P << "," << lambda << "," << pl::maxOf(pr.gi_recv)
-               << "," << pl::sumOf(pr.gi_recv) << "," << pl::maxOf(pr.li_recv) << "," << pl::sumOf(pr.li_recv) << ","
-               << pr.time_s << "," << pr.grid << "," << row.fetch << "," << pr.grid_rows << "," << pr.grid_cols << ","
-               << pl::maxOf(pr.flops) << "," << pl::sumOf(pr.flops) << "," << pl::sumOf(pr.in_gi_sent) << ","
-               << pl::sumOf(pr.in_li_sent) << "," << nnzA << "," << planS << "," << (r == best ? 1 : 0) << ","
-               << busiestGroup(pr.gi_recv, ranks) << "\n";
+      printRow(rows[r], ranks, nnzA, r == best);
+      if (csvOut.is_open()) writeCsvRow(csvOut, rows[r], name, o.op, ranks, nnzA, planS, r == best);
     }
   }
   return 0;
