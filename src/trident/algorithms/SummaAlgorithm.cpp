@@ -29,34 +29,20 @@ void ibcastCsr(Csr& m, int root, MPI_Comm comm, std::vector<MPI_Request>& reqs) 
   bigcount::ibcast(m.val.data(), m.val.size(), MPI_DOUBLE, root, comm, reqs);
 }
 
-}  // namespace
-
-Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo, Backend& backend,
-                  const AlgorithmOptions& opt, MultiplyStats& stats, AlgorithmState* state) {
-  const TileGrid& g = L.grid;
-  const int me = topo.rank();
-  const int i = g.unit_row(me), j = g.unit_col(me);
-  LocalSpGEMM& kernel = backend.kernel();
-
-  AlgorithmState local_state;
-  AlgorithmState& state_ref = state ? *state : local_state;
-  if (!state_ref.prepared) {
-    PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
-    Teuchos::TimeMonitor meta(*phaseTimer("Trident: redistribute in: tile metadata"));
-    MPI_Comm_split(topo.world(), i, j, &state_ref.row_comm);  // rank in row_comm = j
-    MPI_Comm_split(topo.world(), j, i, &state_ref.col_comm);  // rank in col_comm = i
-    std::vector<int> unit_of_peer(g.cols);
-    for (int q = 0; q < g.cols; ++q) unit_of_peer[q] = g.unit(i, q);
-    state_ref.nnz = gatherTileMetadata(L, tiles, 0, state_ref.row_comm, unit_of_peer, state_ref.col_comm, false).nnz;
-    state_ref.prepared = true;
-  }
-  const NnzTable& nnz = state_ref.nnz;
-  MPI_Comm row_comm = state_ref.row_comm, col_comm = state_ref.col_comm;
-  RoundAccumulator acc(kernel, state, L.a_slice(i, 1) - L.a_slice(i, 0), L.col_width(j), g.rounds);
+// This rank's place in the grid and what posting a stage reads.
+struct SummaRun {
+  const Layout& L;
+  const OwnedTiles& tiles;
+  const Topology& topo;
+  const NnzTable& nnz;
+  MPI_Comm row_comm, col_comm;
+  const int me, i, j;
+  MultiplyStats& stats;
 
   // Byte accounting: the logical volume of a broadcast, per receiver, Gi when the root is in
   // another group and Li otherwise.
-  auto account = [&](std::uint64_t bytes, int root_world, bool rowwise) {
+  void account(std::uint64_t bytes, int root_world, bool rowwise) {
+    const TileGrid& g = L.grid;
     if (root_world == me) {
       const int n = rowwise ? g.cols : g.rows;
       for (int q = 0; q < n; ++q) {
@@ -67,11 +53,11 @@ Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo
     } else {
       (topo.same_group(me, root_world) ? stats.li_bytes_recv : stats.gi_bytes_recv) += bytes;
     }
-  };
+  }
 
-  std::vector<StageBlocks> st(g.rounds);
-  auto post = [&](int s) {
-    StageBlocks& b = st[s];
+  // Starts stage s's broadcasts of A(i,s) along the process row and B(s,j) along the column.
+  void post(int s, StageBlocks& b) {
+    const TileGrid& g = L.grid;
     const int aroot = s % g.cols, broot = s % g.rows;  // owners: A(i,s) at (i, s mod cols), B(s,j) at (s mod rows, j)
     if (aroot == j) {
       b.a = tiles.a[s];
@@ -94,11 +80,31 @@ Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo
     if (b.b_compressed) bigcount::ibcast(b.b_rows.data(), b.b_rows.size(), MPI_INT, broot, col_comm, b.reqs);
     account(b.a.wireBytes(), g.unit(i, aroot), true);
     account(b.b.wireBytes() + 4u * b.b_rows.size(), g.unit(broot, j), false);
-  };
+  }
+};
 
-  const int lookahead = opt.lookahead < 1 ? 1 : opt.lookahead;
+// The row and column communicators and the tiles' nonzero counts, once per plan.
+void prepareSumma(const Layout& L, const OwnedTiles& tiles, const Topology& topo, int i, int j, MultiplyStats& stats,
+                  AlgorithmState& state) {
+  if (state.prepared) return;
+  const TileGrid& g = L.grid;
+  PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
+  Teuchos::TimeMonitor meta(*phaseTimer("Trident: redistribute in: tile metadata"));
+  MPI_Comm_split(topo.world(), i, j, &state.row_comm);  // rank in row_comm = j
+  MPI_Comm_split(topo.world(), j, i, &state.col_comm);  // rank in col_comm = i
+  std::vector<int> unit_of_peer(g.cols);
+  for (int q = 0; q < g.cols; ++q) unit_of_peer[q] = g.unit(i, q);
+  state.nnz = gatherTileMetadata(L, tiles, 0, state.row_comm, unit_of_peer, state.col_comm, false).nnz;
+  state.prepared = true;
+}
+
+// The stages in order, with up to `lookahead` stages' broadcasts in flight.
+void runStages(SummaRun& run, RoundAccumulator& acc, int lookahead) {
+  const int rounds = run.L.grid.rounds;
+  MultiplyStats& stats = run.stats;
+  std::vector<StageBlocks> st(rounds);
   int posted = 0;
-  for (; posted < lookahead && posted < g.rounds; ++posted) post(posted);
+  for (; posted < lookahead && posted < rounds; ++posted) run.post(posted, st[posted]);
   // The broadcasts of the stages in flight progress between rows of the local multiply too (MPI
   // moves a message only inside an MPI call), the same care as Trident's Gi fetch.
   int current = 0;
@@ -110,13 +116,16 @@ Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo
       if (flag) st[q].reqs.clear();
     }
   });
-  for (int s = 0; s < g.rounds; ++s) {
+  for (int s = 0; s < rounds; ++s) {
     current = s;
     {
       PhaseTimer t(stats.times.gi_wait, "Trident: Gi wait");
       MPI_Waitall(static_cast<int>(st[s].reqs.size()), st[s].reqs.data(), MPI_STATUSES_IGNORE);
     }
-    if (posted < g.rounds) post(posted++);
+    if (posted < rounds) {
+      run.post(posted, st[posted]);
+      ++posted;
+    }
     {
       PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
       if (st[s].b_compressed) st[s].a = columnsToRows(st[s].a, st[s].b_rows);
@@ -124,6 +133,23 @@ Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo
     }
     st[s] = StageBlocks();
   }
+}
+
+}  // namespace
+
+Csr summaMultiply(const Layout& L, const OwnedTiles& tiles, const Topology& topo, Backend& backend,
+                  const AlgorithmOptions& opt, MultiplyStats& stats, AlgorithmState* state) {
+  const TileGrid& g = L.grid;
+  const int me = topo.rank();
+  const int i = g.unit_row(me), j = g.unit_col(me);
+  LocalSpGEMM& kernel = backend.kernel();
+
+  AlgorithmState local_state;
+  AlgorithmState& state_ref = state ? *state : local_state;
+  prepareSumma(L, tiles, topo, i, j, stats, state_ref);
+  RoundAccumulator acc(kernel, state, L.a_slice(i, 1) - L.a_slice(i, 0), L.col_width(j), g.rounds);
+  SummaRun run{L, tiles, topo, state_ref.nnz, state_ref.row_comm, state_ref.col_comm, me, i, j, stats};
+  runStages(run, acc, opt.lookahead < 1 ? 1 : opt.lookahead);
   Csr C;
   {
     PhaseTimer t(stats.times.accumulate, "Trident: accumulate");

@@ -210,6 +210,77 @@ OwnedTiles distributeTiles(const Layout& L, const Triplets& A, const Triplets& B
                          bytes_to, a_stays, b_stays);
 }
 
+namespace {
+// An operand whose slices are its holders' own rows is bucketed from where it is: no counts,
+// no all-to-all, no copy. Otherwise `moved` holds what the exchange brought.
+const Triplets& entriesForMyTiles(const Triplets& T, const std::vector<int>& dest, bool stays, const char* what,
+                                  MPI_Comm comm, int me, std::vector<std::uint64_t>* bytes_to, Triplets& moved) {
+  if (!stays) return moved = exchangeTriplets(T, dest, comm, bytes_to);
+  for (int d : dest)
+    if (d != me)
+      throw std::logic_error(std::string("Trident: internal error: an entry of ") + what +
+                             " would have to move although its slices are its holders' rows");
+  return T;
+}
+
+// Renumbers a hypersparse slice's rows to its nonempty ones, listed in `stored` (see OwnedTiles);
+// slice rows fit in int (checkLocalIndexRange).
+void keepNonemptyRows(std::vector<std::int64_t>& rows, std::vector<int>& stored) {
+  if (std::is_sorted(rows.begin(), rows.end())) {  // entries come row by row from Tpetra
+    for (std::int64_t& r : rows) {
+      if (stored.empty() || stored.back() != r) stored.push_back(static_cast<int>(r));
+      r = static_cast<std::int64_t>(stored.size()) - 1;
+    }
+  } else {
+    stored.assign(rows.begin(), rows.end());
+    std::sort(stored.begin(), stored.end());
+    stored.erase(std::unique(stored.begin(), stored.end()), stored.end());
+    for (std::int64_t& r : rows)
+      r = std::lower_bound(stored.begin(), stored.end(), static_cast<int>(r)) - stored.begin();
+  }
+}
+
+// Buckets the received entries by stage, then builds each owned slice as a CSR with block-local
+// indices.
+void tilesFromTriplets(const Layout& L, const Triplets& T, bool isA, int my_unit, int my_k, OwnedTiles& tiles) {
+  const TileGrid& g = L.grid;
+  const int ui = g.unit_row(my_unit), uj = g.unit_col(my_unit);
+  std::vector<Csr>& out = isA ? tiles.a : tiles.b;
+  std::vector<bool>& owns = isA ? tiles.owns_a : tiles.owns_b;
+  std::vector<std::vector<std::size_t>> by_stage(g.rounds);
+  for (std::size_t t = 0; t < T.size(); ++t)
+    by_stage[isA ? L.inner_block(T.col[t]) : L.inner_block(T.row[t])].push_back(t);
+  for (int s = 0; s < g.rounds; ++s) {
+    const bool owned = isA ? (g.a_owner(ui, s) == my_unit) : (g.b_owner(s, uj) == my_unit);
+    if (!owned) continue;
+    owns[s] = true;
+    const std::int64_t r0 = isA ? L.a_slice(ui, my_k) : L.b_slice(s, my_k);
+    const std::int64_t r1 = isA ? L.a_slice(ui, my_k + 1) : L.b_slice(s, my_k + 1);
+    const std::int64_t c0 = isA ? L.inner_bounds[s] : L.col_bounds[uj];
+    const std::int64_t ncols = isA ? L.inner_width(s) : L.col_width(uj);
+    std::vector<std::int64_t> rows;
+    std::vector<int> cols;
+    std::vector<double> vals;
+    rows.reserve(by_stage[s].size());
+    cols.reserve(by_stage[s].size());
+    vals.reserve(by_stage[s].size());
+    for (std::size_t t : by_stage[s]) {
+      rows.push_back(T.row[t] - r0);
+      cols.push_back(static_cast<int>(T.col[t] - c0));
+      vals.push_back(T.val[t]);
+    }
+    if (isA || !OwnedTiles::hypersparse(r1 - r0, static_cast<std::int64_t>(rows.size()))) {
+      out[s] = csrFromTriplets(r1 - r0, ncols, rows, cols, vals, false);
+      continue;
+    }
+    tiles.b_compressed[s] = true;
+    std::vector<int>& stored = tiles.b_rows[s];
+    keepNonemptyRows(rows, stored);
+    out[s] = csrFromTriplets(static_cast<std::int64_t>(stored.size()), ncols, rows, cols, vals, false);
+  }
+}
+}  // namespace
+
 OwnedTiles distributeTiles(const Layout& L, OperandEntries A, OperandEntries B, const RankOf& rank_of, int my_unit,
                            int my_k, MPI_Comm comm, std::vector<std::uint64_t>* bytes_to, bool a_stays, bool b_stays) {
   const TileGrid& g = L.grid;
@@ -218,84 +289,29 @@ OwnedTiles distributeTiles(const Layout& L, OperandEntries A, OperandEntries B, 
     throw std::logic_error("Trident: internal error: distributeTiles takes rows only of an operand that stays");
   int me = 0;
   MPI_Comm_rank(comm, &me);
-  // An operand whose slices are its holders' own rows is bucketed from where it is: no counts,
-  // no all-to-all, no copy. Otherwise `moved` holds what the exchange brought.
-  auto move = [&](const Triplets& T, const std::vector<int>& dest, bool stays, const char* what,
-                  Triplets& moved) -> const Triplets& {
-    if (!stays) return moved = exchangeTriplets(T, dest, comm, bytes_to);
-    for (int d : dest)
-      if (d != me)
-        throw std::logic_error(std::string("Trident: internal error: an entry of ") + what +
-                               " would have to move although its slices are its holders' rows");
-    return T;
-  };
   Triplets movedA, movedB;
-  const Triplets* myA = A.rows ? nullptr : &move(*A.triplets, tileDestinations(L, *A.triplets, true, rank_of), a_stays, "A", movedA);
-  const Triplets* myB = B.rows ? nullptr : &move(*B.triplets, tileDestinations(L, *B.triplets, false, rank_of), b_stays, "B", movedB);
+  const Triplets* myA = A.rows ? nullptr
+                               : &entriesForMyTiles(*A.triplets, tileDestinations(L, *A.triplets, true, rank_of),
+                                                    a_stays, "A", comm, me, bytes_to, movedA);
+  const Triplets* myB = B.rows ? nullptr
+                               : &entriesForMyTiles(*B.triplets, tileDestinations(L, *B.triplets, false, rank_of),
+                                                    b_stays, "B", comm, me, bytes_to, movedB);
 
-  const int ui = g.unit_row(my_unit), uj = g.unit_col(my_unit);
   OwnedTiles tiles;
   tiles.a.resize(g.rounds);
   tiles.b.resize(g.rounds);
   tiles.owns_a.assign(g.rounds, false);
   tiles.owns_b.assign(g.rounds, false);
-
-  // Bucket received entries by stage, then build each slice as a CSR with block-local indices.
-  auto build = [&](const Triplets& T, bool isA, std::vector<Csr>& out, std::vector<bool>& owns) {
-    std::vector<std::vector<std::size_t>> by_stage(g.rounds);
-    for (std::size_t t = 0; t < T.size(); ++t)
-      by_stage[isA ? L.inner_block(T.col[t]) : L.inner_block(T.row[t])].push_back(t);
-    for (int s = 0; s < g.rounds; ++s) {
-      const bool owned = isA ? (g.a_owner(ui, s) == my_unit) : (g.b_owner(s, uj) == my_unit);
-      if (!owned) continue;
-      owns[s] = true;
-      const std::int64_t r0 = isA ? L.a_slice(ui, my_k) : L.b_slice(s, my_k);
-      const std::int64_t r1 = isA ? L.a_slice(ui, my_k + 1) : L.b_slice(s, my_k + 1);
-      const std::int64_t c0 = isA ? L.inner_bounds[s] : L.col_bounds[uj];
-      const std::int64_t ncols = isA ? L.inner_width(s) : L.col_width(uj);
-      std::vector<std::int64_t> rows;
-      std::vector<int> cols;
-      std::vector<double> vals;
-      rows.reserve(by_stage[s].size());
-      cols.reserve(by_stage[s].size());
-      vals.reserve(by_stage[s].size());
-      for (std::size_t t : by_stage[s]) {
-        rows.push_back(T.row[t] - r0);
-        cols.push_back(static_cast<int>(T.col[t] - c0));
-        vals.push_back(T.val[t]);
-      }
-      if (isA || !OwnedTiles::hypersparse(r1 - r0, static_cast<std::int64_t>(rows.size()))) {
-        out[s] = csrFromTriplets(r1 - r0, ncols, rows, cols, vals, false);
-        continue;
-      }
-      // Only the nonempty rows (see OwnedTiles); slice rows fit in int (checkLocalIndexRange).
-      tiles.b_compressed[s] = true;
-      std::vector<int>& stored = tiles.b_rows[s];
-      if (std::is_sorted(rows.begin(), rows.end())) {  // entries come row by row from Tpetra
-        for (std::int64_t& r : rows) {
-          if (stored.empty() || stored.back() != r) stored.push_back(static_cast<int>(r));
-          r = static_cast<std::int64_t>(stored.size()) - 1;
-        }
-      } else {
-        stored.assign(rows.begin(), rows.end());
-        std::sort(stored.begin(), stored.end());
-        stored.erase(std::unique(stored.begin(), stored.end()), stored.end());
-        for (std::int64_t& r : rows)
-          r = std::lower_bound(stored.begin(), stored.end(), static_cast<int>(r)) - stored.begin();
-      }
-      out[s] = csrFromTriplets(static_cast<std::int64_t>(stored.size()), ncols, rows, cols, vals, false);
-    }
-  };
   tiles.b_rows.resize(g.rounds);
   tiles.b_compressed.assign(g.rounds, false);
   if (A.rows)
     tilesFromRows(L, *A.rows, true, my_unit, my_k, tiles);
   else
-    build(*myA, true, tiles.a, tiles.owns_a);
+    tilesFromTriplets(L, *myA, true, my_unit, my_k, tiles);
   if (B.rows)
     tilesFromRows(L, *B.rows, false, my_unit, my_k, tiles);
   else
-    build(*myB, false, tiles.b, tiles.owns_b);
+    tilesFromTriplets(L, *myB, false, my_unit, my_k, tiles);
   return tiles;
 }
 

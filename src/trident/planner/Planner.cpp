@@ -295,151 +295,212 @@ Prediction predictSumma(const Pattern& A, const Pattern& B, const Ranks& ranks, 
   return pr;
 }
 
+namespace {
+// Trident's volumes, row block of A by row block: each row block's A decides which rows of B's
+// slices its groups fetch over Gi and exchange over Li. The scratch arrays are per row block,
+// reused from one to the next.
+class TridentVolumes {
+ public:
+  TridentVolumes(const Pattern& A, const Pattern& B, const Ranks& ranks, const TileGrid& g, bool fetch_needed,
+                 const Relabeled& rel, const Tiles& T, Prediction& pr)
+      : A_(A), B_(B), ranks_(ranks), g_(g), fetch_needed_(fetch_needed), rel_(rel), T_(T), L_(T.L), pr_(pr),
+        lam_(ranks.lambda), cols_(g.cols), rounds_(g.rounds), rowsA_(A.nrows, ranks.P), rowsB_(B.nrows, ranks.P),
+        per_(tripletBytes(A.nrows, A.ncols, B.ncols)),
+        mask_(static_cast<std::size_t>(rel.a().ncols), 0),
+        aT_(static_cast<std::size_t>(rounds_) * lam_),
+        flopsJQ_(static_cast<std::size_t>(cols_) * lam_),
+        rowsNeeded_(static_cast<std::size_t>(rounds_) * lam_),
+        entNeeded_(static_cast<std::size_t>(rounds_) * lam_ * cols_),
+        liRows_(static_cast<std::size_t>(lam_) * lam_),
+        liEnt_(static_cast<std::size_t>(lam_) * lam_ * cols_) {
+    for (int s = 0; s < rounds_; ++s) bitmapBytes_ += static_cast<std::uint64_t>((L_.inner_width(s) + 7) / 8);
+  }
+
+  void countRowBlock(int i) {
+    countA(i);
+    addGiA(i);
+    countNeededRows();
+    addGiB(i);
+    if (lam_ > 1) addLi(i);
+  }
+
+  // B's entries into the tiles (A's are counted with its row blocks).
+  void moveBIn() {
+    const Pattern& Bp = rel_.b();
+    for (std::int64_t c = 0; c < Bp.nrows; ++c) {
+      const int src = rowOwner(B_, rowsB_, rel_.innerOf(c));
+      const int s = T_.inner_block[c], t = T_.b_slice[c];
+      for (std::int64_t q = Bp.rowptr[c]; q < Bp.rowptr[c + 1]; ++q)
+        moveIn(src, rank(s % g_.rows, T_.col_block[Bp.col[q]], t));
+    }
+  }
+
+ private:
+  int rank(int i, int j, int q) const { return (g_.unit(i, j)) * lam_ + q; }
+  std::uint64_t bRows(int s, int t) const {
+    return static_cast<std::uint64_t>(L_.b_slice(s, t + 1) - L_.b_slice(s, t));
+  }
+  std::uint64_t nbt(int s, int t, int j) const {
+    return static_cast<std::uint64_t>(T_.nbt[(static_cast<std::size_t>(s) * lam_ + t) * cols_ + j]);
+  }
+  void moveIn(int src, int dest) {
+    if (src != dest) (ranks_.group(src) == ranks_.group(dest) ? pr_.in_li_sent : pr_.in_gi_sent)[src] += per_;
+  }
+
+  // Row block i of A: its entries per tile slice, the flops of each rank, the redistribution of
+  // A in, and which slices use each inner index (mask_, touched_).
+  void countA(int i) {
+    const Pattern& Ap = rel_.a();
+    std::fill(aT_.begin(), aT_.end(), 0);
+    std::fill(flopsJQ_.begin(), flopsJQ_.end(), 0);
+    for (int q = 0; q < lam_; ++q)
+      for (std::int64_t x = L_.a_slice(i, q); x < L_.a_slice(i, q + 1); ++x) {
+        const int src = rowOwner(A_, rowsA_, rel_.rowOf(x));
+        for (std::int64_t e = Ap.rowptr[x]; e < Ap.rowptr[x + 1]; ++e) {
+          const std::int64_t c = Ap.col[e];
+          const int s = T_.inner_block[c];
+          ++aT_[static_cast<std::size_t>(s) * lam_ + q];
+          moveIn(src, rank(i, s % cols_, q));
+          if (mask_[c] == 0) touched_.push_back(c);
+          mask_[c] |= std::uint64_t{1} << q;
+          for (std::int64_t b = T_.bl_ptr[c]; b < T_.bl_ptr[c + 1]; ++b)
+            flopsJQ_[static_cast<std::size_t>(T_.bl_j[b]) * lam_ + q] += static_cast<std::uint64_t>(T_.bl_cnt[b]);
+        }
+      }
+    for (int j = 0; j < cols_; ++j)
+      for (int q = 0; q < lam_; ++q) pr_.flops[rank(i, j, q)] += flopsJQ_[static_cast<std::size_t>(j) * lam_ + q];
+  }
+
+  // Gi, A: slice q of A(i,s) goes from its owner (i, s mod cols) to every other unit of row i.
+  void addGiA(int i) {
+    for (int q = 0; q < lam_; ++q) {
+      const std::uint64_t arows = static_cast<std::uint64_t>(L_.a_slice(i, q + 1) - L_.a_slice(i, q));
+      for (int s = 0; s < rounds_; ++s) {
+        const int jo = s % cols_;
+        const std::uint64_t bytes = 8 * arows + 12 * aT_[static_cast<std::size_t>(s) * lam_ + q];
+        for (int j = 0; j < cols_; ++j) {
+          if (j == jo) continue;
+          pr_.gi_recv[rank(i, j, q)] += bytes;
+          pr_.gi_msgs[rank(i, j, q)] += 3;
+          pr_.gi_sent[rank(i, jo, q)] += bytes;
+        }
+      }
+    }
+  }
+
+  // The rows of each slice of B the row block uses and their entries per column block, and (Li
+  // "needed") what each member sends each other one; clears mask_ and touched_ for the next block.
+  void countNeededRows() {
+    std::fill(rowsNeeded_.begin(), rowsNeeded_.end(), 0);
+    std::fill(entNeeded_.begin(), entNeeded_.end(), 0);
+    std::fill(liRows_.begin(), liRows_.end(), 0);
+    std::fill(liEnt_.begin(), liEnt_.end(), 0);
+    for (std::int64_t c : touched_) {
+      const int s = T_.inner_block[c], t = T_.b_slice[c];
+      const std::size_t st = static_cast<std::size_t>(s) * lam_ + t;
+      ++rowsNeeded_[st];
+      for (std::int64_t b = T_.bl_ptr[c]; b < T_.bl_ptr[c + 1]; ++b) entNeeded_[st * cols_ + T_.bl_j[b]] += T_.bl_cnt[b];
+      if (lam_ > 1 && fetch_needed_) {
+        for (std::uint64_t bits = mask_[c]; bits; bits &= bits - 1) {
+          const int q = __builtin_ctzll(bits);
+          if (q == t) continue;
+          const std::size_t tq = static_cast<std::size_t>(t) * lam_ + q;
+          ++liRows_[tq];
+          for (std::int64_t b = T_.bl_ptr[c]; b < T_.bl_ptr[c + 1]; ++b) liEnt_[tq * cols_ + T_.bl_j[b]] += T_.bl_cnt[b];
+        }
+      }
+      mask_[c] = 0;
+    }
+    touched_.clear();
+  }
+
+  // Gi, B: slice t of B(s,j) from its owner (s mod rows, j) to unit (i,j): the rows row block
+  // i's A uses ("needed"), or all of them.
+  void addGiB(int i) {
+    for (int s = 0; s < rounds_; ++s) {
+      const int io = s % g_.rows;
+      if (io == i) continue;
+      for (int j = 0; j < cols_; ++j)
+        for (int t = 0; t < lam_; ++t) {
+          const std::size_t st = static_cast<std::size_t>(s) * lam_ + t;
+          const std::uint64_t bytes = fetch_needed_ ? 8 * rowsNeeded_[st] + 12 * entNeeded_[st * cols_ + j]
+                                                    : 8 * bRows(s, t) + 12 * nbt(s, t, j);
+          pr_.gi_recv[rank(i, j, t)] += bytes;
+          pr_.gi_msgs[rank(i, j, t)] += 3;
+          pr_.gi_sent[rank(io, j, t)] += bytes;
+        }
+    }
+  }
+
+  // Li: every round the group rebuilds B(s,j) for its ranks.
+  void addLi(int i) {
+    for (int j = 0; j < cols_; ++j)
+      for (int me = 0; me < lam_; ++me) {
+        std::uint64_t recv = 0, sent = 0;
+        if (fetch_needed_) {
+          recv = sent = static_cast<std::uint64_t>(lam_ - 1) * bitmapBytes_;
+          for (int q = 0; q < lam_; ++q) {
+            if (q == me) continue;
+            const std::size_t from = static_cast<std::size_t>(q) * lam_ + me, to = static_cast<std::size_t>(me) * lam_ + q;
+            recv += 8 * liRows_[from] + 12 * liEnt_[from * cols_ + j];
+            sent += 8 * liRows_[to] + 12 * liEnt_[to * cols_ + j];
+          }
+        } else {
+          for (int s = 0; s < rounds_; ++s)
+            for (int t = 0; t < lam_; ++t) {
+              const std::uint64_t b = 8 * bRows(s, t) + 12 * nbt(s, t, j);
+              if (t == me)
+                sent += static_cast<std::uint64_t>(lam_ - 1) * b;
+              else
+                recv += b;
+            }
+        }
+        pr_.li_recv[rank(i, j, me)] += recv;
+        pr_.li_sent[rank(i, j, me)] += sent;
+        pr_.li_msgs[rank(i, j, me)] += static_cast<std::uint64_t>(rounds_) * 3 * (lam_ - 1);
+      }
+  }
+
+  const Pattern& A_;
+  const Pattern& B_;
+  const Ranks& ranks_;
+  const TileGrid& g_;
+  const bool fetch_needed_;
+  const Relabeled& rel_;
+  const Tiles& T_;
+  const Layout& L_;
+  Prediction& pr_;
+  const int lam_, cols_, rounds_;
+  const Uniform1D rowsA_, rowsB_;
+  const std::uint64_t per_;
+  std::uint64_t bitmapBytes_ = 0;  // Li "needed": one bit per row of B's tile, every round
+
+  std::vector<std::uint64_t> mask_;  // which slices use inner index c
+  std::vector<std::int64_t> touched_;
+  std::vector<std::uint64_t> aT_, flopsJQ_;
+  std::vector<std::uint64_t> rowsNeeded_, entNeeded_;
+  std::vector<std::uint64_t> liRows_, liEnt_;
+};
+}  // namespace
+
 Prediction predictTrident(const Pattern& A, const Pattern& B, const Ranks& ranks, const TileGrid& g,
                           bool fetch_needed, const PlanOptions& opt) {
   checkInputs(A, B, ranks);
-  const int P = ranks.P, lam = ranks.lambda;
+  const int lam = ranks.lambda;
   requireAll(g.units() == ranks.groups(), "planner: the grid has " + std::to_string(g.units()) + " units, not " +
                                               std::to_string(ranks.groups()) + " groups");
   const Relabeled rel(A, B, opt);
-  const Pattern& Ap = rel.a();
-  const Pattern& Bp = rel.b();
-  Tiles T(Ap, Bp, g, lam, lam > 1);
-  const Layout& L = T.L;
-  const int cols = g.cols, rounds = g.rounds;
-  Prediction pr(P);
+  Tiles T(rel.a(), rel.b(), g, lam, lam > 1);
+  Prediction pr(ranks.P);
   pr.algo = "trident";
-  pr.grid = cols == 1 && g.rows > 1 && TileGrid::forUnits(g.units()).cols != 1 ? "rows" : "square";
+  pr.grid = g.cols == 1 && g.rows > 1 && TileGrid::forUnits(g.units()).cols != 1 ? "rows" : "square";
   pr.fetch = fetch_needed ? "needed" : "whole";
   pr.grid_rows = g.rows;
-  pr.grid_cols = cols;
-  pr.rounds = rounds;
-  auto rank = [&](int i, int j, int q) { return (g.unit(i, j)) * lam + q; };
-  auto bRows = [&](int s, int t) { return static_cast<std::uint64_t>(L.b_slice(s, t + 1) - L.b_slice(s, t)); };
-  auto nbt = [&](int s, int t, int j) {
-    return static_cast<std::uint64_t>(T.nbt[(static_cast<std::size_t>(s) * lam + t) * cols + j]);
-  };
-  const Uniform1D rowsA(A.nrows, P), rowsB(B.nrows, P);
-  const std::uint64_t per = tripletBytes(A.nrows, A.ncols, B.ncols);
-  auto moveIn = [&](int src, int dest) {
-    if (src != dest) (ranks.group(src) == ranks.group(dest) ? pr.in_li_sent : pr.in_gi_sent)[src] += per;
-  };
-  std::uint64_t bitmapBytes = 0;  // Li "needed": one bit per row of B's tile, every round
-  for (int s = 0; s < rounds; ++s) bitmapBytes += static_cast<std::uint64_t>((L.inner_width(s) + 7) / 8);
-
-  std::vector<std::uint64_t> mask(static_cast<std::size_t>(Ap.ncols), 0);  // which slices use inner index c
-  std::vector<std::int64_t> touched;
-  std::vector<std::uint64_t> aT(static_cast<std::size_t>(rounds) * lam), flopsJQ(static_cast<std::size_t>(cols) * lam);
-  std::vector<std::uint64_t> rowsNeeded(static_cast<std::size_t>(rounds) * lam),
-      entNeeded(static_cast<std::size_t>(rounds) * lam * cols);
-  std::vector<std::uint64_t> liRows(static_cast<std::size_t>(lam) * lam), liEnt(static_cast<std::size_t>(lam) * lam * cols);
-  for (int i = 0; i < g.rows; ++i) {
-    std::fill(aT.begin(), aT.end(), 0);
-    std::fill(flopsJQ.begin(), flopsJQ.end(), 0);
-    for (int q = 0; q < lam; ++q)
-      for (std::int64_t x = L.a_slice(i, q); x < L.a_slice(i, q + 1); ++x) {
-        const int src = rowOwner(A, rowsA, rel.rowOf(x));
-        for (std::int64_t e = Ap.rowptr[x]; e < Ap.rowptr[x + 1]; ++e) {
-          const std::int64_t c = Ap.col[e];
-          const int s = T.inner_block[c];
-          ++aT[static_cast<std::size_t>(s) * lam + q];
-          moveIn(src, rank(i, s % cols, q));
-          if (mask[c] == 0) touched.push_back(c);
-          mask[c] |= std::uint64_t{1} << q;
-          for (std::int64_t b = T.bl_ptr[c]; b < T.bl_ptr[c + 1]; ++b)
-            flopsJQ[static_cast<std::size_t>(T.bl_j[b]) * lam + q] += static_cast<std::uint64_t>(T.bl_cnt[b]);
-        }
-      }
-    for (int j = 0; j < cols; ++j)
-      for (int q = 0; q < lam; ++q) pr.flops[rank(i, j, q)] += flopsJQ[static_cast<std::size_t>(j) * lam + q];
-
-    // Gi, A: slice q of A(i,s) goes from its owner (i, s mod cols) to every other unit of row i.
-    for (int q = 0; q < lam; ++q) {
-      const std::uint64_t arows = static_cast<std::uint64_t>(L.a_slice(i, q + 1) - L.a_slice(i, q));
-      for (int s = 0; s < rounds; ++s) {
-        const int jo = s % cols;
-        const std::uint64_t bytes = 8 * arows + 12 * aT[static_cast<std::size_t>(s) * lam + q];
-        for (int j = 0; j < cols; ++j) {
-          if (j == jo) continue;
-          pr.gi_recv[rank(i, j, q)] += bytes;
-          pr.gi_msgs[rank(i, j, q)] += 3;
-          pr.gi_sent[rank(i, jo, q)] += bytes;
-        }
-      }
-    }
-
-    // Gi, B: slice t of B(s,j) from its owner (s mod rows, j) to unit (i,j): the rows row block
-    // i's A uses ("needed"), or all of them.
-    std::fill(rowsNeeded.begin(), rowsNeeded.end(), 0);
-    std::fill(entNeeded.begin(), entNeeded.end(), 0);
-    std::fill(liRows.begin(), liRows.end(), 0);
-    std::fill(liEnt.begin(), liEnt.end(), 0);
-    for (std::int64_t c : touched) {
-      const int s = T.inner_block[c], t = T.b_slice[c];
-      const std::size_t st = static_cast<std::size_t>(s) * lam + t;
-      ++rowsNeeded[st];
-      for (std::int64_t b = T.bl_ptr[c]; b < T.bl_ptr[c + 1]; ++b) entNeeded[st * cols + T.bl_j[b]] += T.bl_cnt[b];
-      if (lam > 1 && fetch_needed) {
-        for (std::uint64_t bits = mask[c]; bits; bits &= bits - 1) {
-          const int q = __builtin_ctzll(bits);
-          if (q == t) continue;
-          const std::size_t tq = static_cast<std::size_t>(t) * lam + q;
-          ++liRows[tq];
-          for (std::int64_t b = T.bl_ptr[c]; b < T.bl_ptr[c + 1]; ++b) liEnt[tq * cols + T.bl_j[b]] += T.bl_cnt[b];
-        }
-      }
-      mask[c] = 0;
-    }
-    touched.clear();
-    for (int s = 0; s < rounds; ++s) {
-      const int io = s % g.rows;
-      if (io == i) continue;
-      for (int j = 0; j < cols; ++j)
-        for (int t = 0; t < lam; ++t) {
-          const std::size_t st = static_cast<std::size_t>(s) * lam + t;
-          const std::uint64_t bytes = fetch_needed ? 8 * rowsNeeded[st] + 12 * entNeeded[st * cols + j]
-                                                   : 8 * bRows(s, t) + 12 * nbt(s, t, j);
-          pr.gi_recv[rank(i, j, t)] += bytes;
-          pr.gi_msgs[rank(i, j, t)] += 3;
-          pr.gi_sent[rank(io, j, t)] += bytes;
-        }
-    }
-
-    // Li: every round the group rebuilds B(s,j) for its ranks.
-    if (lam > 1) {
-      for (int j = 0; j < cols; ++j)
-        for (int me = 0; me < lam; ++me) {
-          std::uint64_t recv = 0, sent = 0;
-          if (fetch_needed) {
-            recv = sent = static_cast<std::uint64_t>(lam - 1) * bitmapBytes;
-            for (int q = 0; q < lam; ++q) {
-              if (q == me) continue;
-              const std::size_t from = static_cast<std::size_t>(q) * lam + me, to = static_cast<std::size_t>(me) * lam + q;
-              recv += 8 * liRows[from] + 12 * liEnt[from * cols + j];
-              sent += 8 * liRows[to] + 12 * liEnt[to * cols + j];
-            }
-          } else {
-            for (int s = 0; s < rounds; ++s)
-              for (int t = 0; t < lam; ++t) {
-                const std::uint64_t b = 8 * bRows(s, t) + 12 * nbt(s, t, j);
-                if (t == me)
-                  sent += static_cast<std::uint64_t>(lam - 1) * b;
-                else
-                  recv += b;
-              }
-          }
-          pr.li_recv[rank(i, j, me)] += recv;
-          pr.li_sent[rank(i, j, me)] += sent;
-          pr.li_msgs[rank(i, j, me)] += static_cast<std::uint64_t>(rounds) * 3 * (lam - 1);
-        }
-    }
-  }
-  for (std::int64_t c = 0; c < Bp.nrows; ++c) {
-    const int src = rowOwner(B, rowsB, rel.innerOf(c));
-    const int s = T.inner_block[c], t = T.b_slice[c];
-    for (std::int64_t q = Bp.rowptr[c]; q < Bp.rowptr[c + 1]; ++q)
-      moveIn(src, rank(s % g.rows, T.col_block[Bp.col[q]], t));
-  }
+  pr.grid_cols = g.cols;
+  pr.rounds = g.rounds;
+  TridentVolumes volumes(A, B, ranks, g, fetch_needed, rel, T, pr);
+  for (int i = 0; i < g.rows; ++i) volumes.countRowBlock(i);
+  volumes.moveBIn();
   pr.entries_max = static_cast<double>(A.nnz() + B.nnz()) / ranks.P;
   return pr;
 }
