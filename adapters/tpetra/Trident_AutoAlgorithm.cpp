@@ -14,6 +14,7 @@
 #include "Trident_PlannerInput.hpp"
 #include "Trident_TpetraComm.hpp"
 #include <trident/core/Errors.hpp>
+#include <trident/core/Hash.hpp>
 #include <trident/planner/Estimate.hpp>
 #include <trident/planner/MachineModel.hpp>
 #include <trident/stats/PhaseTimer.hpp>
@@ -72,11 +73,7 @@ constexpr double kMinSample = 0.05;
 
 long long fingerprintOf(const planner::MachineModel& m) {
   static_assert(std::is_trivially_copyable<planner::MachineModel>::value, "the model is hashed as bytes");
-  unsigned char bytes[sizeof(planner::MachineModel)];
-  std::memcpy(bytes, &m, sizeof(m));
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ull;
-  return static_cast<long long>(h >> 1);
+  return agreementHash(&m, sizeof(m));
 }
 
 // The model's Tpetra time grows with its multiply-adds, C's entries (bounded by AutoInputs::agree,

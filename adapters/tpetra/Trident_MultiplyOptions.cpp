@@ -4,6 +4,7 @@
 
 #include <trident/backend/Backend.hpp>
 #include <trident/core/Errors.hpp>
+#include <trident/core/Hash.hpp>
 #include <trident/local/LocalSpGEMM.hpp>
 
 namespace Trident {
@@ -12,12 +13,7 @@ namespace MatrixMatrix {
 namespace {
 const std::string kPrefix = "trident: ";
 
-// FNV-1a: equal names give equal values on every rank and platform.
-long long nameHash(const std::string& name) {
-  unsigned long long h = 1469598103934665603ull;
-  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
-  return static_cast<long long>(h >> 1);
-}
+long long nameHash(const std::string& name) { return agreementHash(name.data(), name.size()); }
 
 template <class T>
 T valueOr(const Teuchos::ParameterList& given, const Teuchos::ParameterList& valid, const char* key) {
