@@ -11,12 +11,10 @@
 // ms a call, the look-up's hash microseconds); those of the estimate under a context of their
 // own: a call with the estimate off counts instead of reusing one.
 //
-// Unchanged means the same patterns, compared exactly on the candidate: the graph arrays' data
-// pointers and lengths select it (O(1), so a call on new operands pays nothing), and a hash of
-// their contents, of the row and column maps' global IDs and of A's stored zeros' positions
-// confirms it (O(entries), well under the bound pass every "auto" call runs). Nothing is owned: a
-// freed array whose address is reused by different contents fails the hash. A wrong match could
-// only pick another of the exact algorithms, never change C.
+// Unchanged means the same patterns, maps and stored zeros, as tpetra::PatternFingerprint
+// (Trident_PatternFingerprint.hpp) decides it for a kept MultiplyPlan too; the memory holds no
+// arrays, so its fingerprints select by address and confirm by hash. A wrong match could only
+// pick another of the exact algorithms, never change C.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -12,6 +12,7 @@
 #include "Trident_AutoAlgorithm.hpp"
 #include "Trident_MapSameness.hpp"
 #include "Trident_MultiplyOptions.hpp"
+#include "Trident_PatternFingerprint.hpp"
 #include "Trident_ProductCounts.hpp"
 #include "Trident_ResultAssembly.hpp"
 #include "Trident_StoredZeros.hpp"
@@ -67,50 +68,6 @@ void checkResult(const crs_matrix_type& A, bool tA, const crs_matrix_type& C, Co
   check.failIf(!C.isFillComplete() && Compat::localNumEntries(C) > 0,
                "C is neither empty nor fill-complete; pass an empty C, or a fill-complete C whose pattern "
                "holds the product");
-}
-
-// What a plan depends on: row and column map GIDs, the local graph and, for op(A), which stored
-// entries are zero (they are skipped). The plan holds the maps and the graph's arrays themselves
-// (Kokkos views and RCPs are shared, so this copies nothing and keeps them alive) and a hash of
-// the zeros' positions. A fill-complete Tpetra matrix whose pattern changes gets new graph
-// arrays, so the same arrays and maps mean the same structure and only the zeros, which live
-// among the values, need a new look (a plain scan); other arrays are compared entry by entry.
-// Hashing the whole pattern instead cost a third of the Tpetra multiply it guarded (MueLu's
-// RAP, perf: 1.08% vs 3.80% of the run).
-struct PatternFingerprint {
-  using graph_type = crs_matrix_type::local_matrix_host_type::StaticCrsGraphType;
-  Teuchos::RCP<const map_type> row_map, col_map;
-  typename graph_type::row_map_type rows;
-  typename graph_type::entries_type entries;
-  std::uint64_t zeros = 0;
-};
-
-PatternFingerprint fingerprintOf(const crs_matrix_type& M, bool zeros_matter, std::optional<std::size_t> zeros) {
-  PatternFingerprint f;
-  auto local = M.getLocalMatrixHost();
-  f.row_map = M.getRowMap();
-  f.col_map = M.getColMap();
-  f.rows = local.graph.row_map;
-  f.entries = local.graph.entries;
-  if (zeros_matter) f.zeros = tpetra::storedZerosHash(M, zeros);
-  return f;
-}
-
-template <class V>
-bool sameContents(const V& a, const V& b) {
-  if (a.extent(0) != b.extent(0)) return false;
-  return a.data() == b.data() ||
-         std::equal(a.data(), a.data() + a.extent(0), b.data());
-}
-
-// Whether M (fill-complete) still has the pattern f was taken from.
-bool samePattern(const crs_matrix_type& M, bool zeros_matter, const PatternFingerprint& f) {
-  auto local = M.getLocalMatrixHost();
-  const bool sameMaps = (M.getRowMap().get() == f.row_map.get() || tpetra::locallySame(*M.getRowMap(), *f.row_map)) &&
-                        (M.getColMap().get() == f.col_map.get() || tpetra::locallySame(*M.getColMap(), *f.col_map));
-  if (!sameMaps || !sameContents(local.graph.row_map, f.rows) || !sameContents(local.graph.entries, f.entries))
-    return false;
-  return !zeros_matter || tpetra::storedZerosHash(M) == f.zeros;
 }
 
 Teuchos::RCP<const crs_matrix_type> transposeOf(const crs_matrix_type& M) {
@@ -256,7 +213,7 @@ struct MultiplyPlan::Impl {
   MPI_Comm world = MPI_COMM_NULL;
   std::shared_ptr<const Topology> topo;  // formed by topology(), when first needed
   bool tA = false, tB = false, summa = false;
-  PatternFingerprint fingerprintA, fingerprintB;
+  tpetra::PatternFingerprint fingerprintA, fingerprintB;
   bool keep = true;
   int executions = 0, reused = 0;
   MultiplyStats stats;
@@ -616,7 +573,7 @@ void MultiplyPlan::Impl::checkExecute(const crs_matrix_type& A, const crs_matrix
     if (!operandsChecked) checkOperands(A, B, check);
     if (!cChecked) checkResult(A, tA, C, check);
     if (!operandsChecked && !check.failedHere())
-      check.failIf(!samePattern(A, !tA, fingerprintA) || !samePattern(B, false, fingerprintB),
+      check.failIf(!fingerprintA.matches(A) || !fingerprintB.matches(B),
                    "the pattern (maps, stored entries, or A's stored zeros) of A or B differs from the one "
                    "the MultiplyPlan was built for; build a new plan");
     check.run(world);
@@ -784,8 +741,11 @@ void MultiplyPlan::Impl::firstTilesOfKeptPlan(const crs_matrix_type& Ap, const c
 
 void MultiplyPlan::Impl::rememberPatterns(const crs_matrix_type& A, const crs_matrix_type& B,
                                           std::optional<std::size_t> a_zeros) {
-  fingerprintA = fingerprintOf(A, !tA, a_zeros);
-  fingerprintB = fingerprintOf(B, false, std::nullopt);
+  // A plan keeps its operands' graph arrays and maps alive (shared, not copied), so comparing
+  // addresses is exact and an execute need not hash the pattern.
+  using tpetra::PatternFingerprint;
+  fingerprintA = PatternFingerprint(A, !tA, a_zeros, PatternFingerprint::Hold::Arrays);
+  fingerprintB = PatternFingerprint(B, false, std::nullopt, PatternFingerprint::Hold::Arrays);
 }
 
 }  // namespace MatrixMatrix

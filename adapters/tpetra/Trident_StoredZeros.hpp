@@ -10,6 +10,7 @@
 #endif
 
 #include "Trident_TpetraTypes.hpp"
+#include <trident/core/Hash.hpp>
 
 namespace Trident {
 namespace tpetra {
@@ -50,10 +51,7 @@ inline std::uint64_t storedZerosHash(const crs_matrix_type& M, std::optional<std
   auto local = M.getLocalMatrixHost();
   for (std::size_t q = 0; q < local.values.extent(0); ++q)
     if (local.values(q) == 0.0) {
-      std::uint64_t x = q + 0x9E3779B97F4A7C15ull + h;
-      x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-      x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-      h = x ^ (x >> 31);
+      h = mix64(q + kGoldenGamma + h);
     }
   return h;
 }

@@ -1,15 +1,12 @@
 #include "trident/partition/Permutation.hpp"
 
+#include "trident/core/Hash.hpp"
+
 namespace Trident {
 
 namespace {
 // splitmix64: fully specified, so the permutation is the same with every compiler and library.
-std::uint64_t splitmix64(std::uint64_t& x) {
-  std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+std::uint64_t splitmix64(std::uint64_t& x) { return mix64(x += kGoldenGamma); }
 
 std::uint64_t mix(std::uint64_t z) { return splitmix64(z); }
 
