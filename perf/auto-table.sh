@@ -74,9 +74,9 @@ for (name, rnd, algo), r in zip(order, rows):
     t = float(r["time_s"])
     times.setdefault(name, {}).setdefault(algo, []).append(t)
     rounds.setdefault(name, {}).setdefault(rnd, {})[algo] = t
-print("%-18s %8s %8s %8s %8s %9s  %-7s %-7s %5s %5s %5s %5s %6s" %
-      ("matrix", "tpetra", "summa", "trident", "auto", "auto-cold", "chose", "fastest",
-       "a/f", "a/f r", "c/f", "c/f r", "a/chsn"))
+cols = ["matrix", "tpetra", "summa", "trident", "auto", "auto-cold", "chose", "fastest", "a/f", "a/f (r)",
+        "cold/f", "cold/f (r)", "auto / chosen"]
+print("| " + " | ".join(cols) + " |\n" + "|---" * len(cols) + "|")  # docs/benchmarks.md's table as it stands
 ok = {"a/f": 0, "a/f r": 0, "c/f": 0, "c/f r": 0}
 for m, d in sorted(times.items()):
     med = {a: statistics.median(v) for a, v in d.items()}
@@ -90,7 +90,7 @@ for m, d in sorted(times.items()):
          "c/f": med["auto-cold"] / med[fastest], "c/f r": per("auto-cold")}
     for k, v in r.items(): ok[k] += v <= 1.1
     same = med["auto"] / med[chose] if chose in med else float("nan")
-    print("%-18s %8.4f %8.4f %8.4f %8.4f %9.4f  %-7s %-7s %5.2f %5.2f %5.2f %5.2f %6.2f" %
+    print("| %s | %.4f | %.4f | %.4f | %.4f | %.4f | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f |" %
           (m, med["tpetra"], med["summa"], med["trident"], med["auto"], med["auto-cold"], chose, fastest,
            r["a/f"], r["a/f r"], r["c/f"], r["c/f r"], same))
 n = len(times)
