@@ -330,6 +330,78 @@ Teuchos::RCP<crs_matrix_type> laplace2d(long long n, const comm_ptr& comm) {
   return build(map, csr, map, map);
 }
 
+// ---- 3D meshes ---------------------------------------------------------------------------------
+// What FE and finite-volume codes multiply: short rows, a bounded number of neighbours, locality
+// along the row numbering. The 27-point stencil is the pattern of trilinear hexahedra; the
+// tetrahedral dual graph (one row per cell, one entry per face neighbour) has 4 entries a row.
+
+Teuchos::RCP<crs_matrix_type> stencil3d(long long n, int points, const comm_ptr& comm) {
+  if (n < 1 || n > 2000000 || (points != 7 && points != 27))
+    throw std::invalid_argument("Trident::gen::stencil3d: need 1 <= n <= 2000000 and 7 or 27 points");
+  auto map = uniformMap(n * n * n, comm);
+  Csr csr;
+  const size_t nloc = Compat::localNumElements(*map);
+  csr.counts.reserve(nloc);
+  for (size_t lr = 0; lr < nloc; ++lr) {
+    const GO g = map->getGlobalElement(static_cast<LO>(lr));
+    const long long x = g / (n * n), y = g / n % n, z = g % n;
+    size_t cnt = 0;
+    for (int dx = -1; dx <= 1; ++dx)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dz = -1; dz <= 1; ++dz) {
+          const int offAxis = (dx != 0) + (dy != 0) + (dz != 0);
+          if ((points == 7 && offAxis > 1) || x + dx < 0 || x + dx >= n || y + dy < 0 || y + dy >= n || z + dz < 0 ||
+              z + dz >= n)
+            continue;
+          csr.cols.push_back(g + (dx * n + dy) * n + dz);  // ascending: dx, then dy, then dz
+          csr.vals.push_back(offAxis == 0 ? points - 1.0 : -1.0);
+          ++cnt;
+        }
+    csr.counts.push_back(cnt);
+  }
+  return build(map, csr, map, map);
+}
+
+namespace {
+// Kuhn's triangulation: cube c splits into 6 tetrahedra, one per order (a, b, c) of the axes; the
+// tetrahedron of order pi has vertices c, c + e_pi0, c + e_pi0 + e_pi1, c + (1, 1, 1). Its four
+// faces: swapping pi0 and pi1 or pi1 and pi2 gives the two neighbours in the same cube; the face
+// without c + (1, 1, 1) is shared with cube c - e_pi2's tetrahedron (pi2, pi0, pi1), the face
+// without c with cube c + e_pi0's tetrahedron (pi1, pi2, pi0).
+constexpr int kOrders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+int orderIndex(int a, int b, int c) {
+  for (int t = 0; t < 6; ++t)
+    if (kOrders[t][0] == a && kOrders[t][1] == b && kOrders[t][2] == c) return t;
+  return -1;
+}
+
+void tetNeighbours(long long n, GO tet, std::vector<std::pair<GO, double>>& row) {
+  const long long cube = tet / 6;
+  const int* pi = kOrders[tet % 6];
+  long long at[3] = {cube / (n * n), cube / n % n, cube % n};
+  const long long stride[3] = {n * n, n, 1};
+  row.clear();
+  row.emplace_back(cube * 6 + orderIndex(pi[1], pi[0], pi[2]), 1.0);
+  row.emplace_back(cube * 6 + orderIndex(pi[0], pi[2], pi[1]), 1.0);
+  if (at[pi[2]] > 0) row.emplace_back((cube - stride[pi[2]]) * 6 + orderIndex(pi[2], pi[0], pi[1]), 1.0);
+  if (at[pi[0]] + 1 < n) row.emplace_back((cube + stride[pi[0]]) * 6 + orderIndex(pi[1], pi[2], pi[0]), 1.0);
+}
+}  // namespace
+
+Teuchos::RCP<crs_matrix_type> tetMeshDual(long long n, const comm_ptr& comm) {
+  if (n < 1 || n > 1000000) throw std::invalid_argument("Trident::gen::tetMeshDual: need 1 <= n <= 1000000");
+  auto map = uniformMap(6 * n * n * n, comm);
+  Csr csr;
+  const size_t nloc = Compat::localNumElements(*map);
+  csr.counts.reserve(nloc);
+  std::vector<std::pair<GO, double>> row;
+  for (size_t lr = 0; lr < nloc; ++lr) {
+    tetNeighbours(n, map->getGlobalElement(static_cast<LO>(lr)), row);
+    appendRow(csr, row);
+  }
+  return build(map, csr, map, map);
+}
+
 // ---- hypersparse ------------------------------------------------------------------------------
 
 Teuchos::RCP<crs_matrix_type> hypersparse(long long n, long long nnz_per_rank, const comm_ptr& comm,
@@ -470,7 +542,8 @@ Teuchos::RCP<crs_matrix_type> fromSpec(const std::string& spec, const comm_ptr& 
     b = e + 1;
   }
   const std::string usage =
-      "' (expected rmat:SCALE:EDGEFACTOR, er:N:AVGDEG, lap2d:N, hyper:LOG2N:NNZPERRANK or a .mtx path)";
+      "' (expected rmat:SCALE:EDGEFACTOR, er:N:AVGDEG, lap2d:N, lap3d:N, stencil27:N, tetdual:N, "
+      "hyper:LOG2N:NNZPERRANK or a .mtx path)";
   if (parts[0] == "rmat" && parts.size() == 3) {
     const long long s = parseLLStrict(parts[1], spec), ef = parseLLStrict(parts[2], spec);
     if (s < 1 || s > 40 || ef < 1 || ef > 1000000)
@@ -489,6 +562,13 @@ Teuchos::RCP<crs_matrix_type> fromSpec(const std::string& spec, const comm_ptr& 
     if (n < 1 || n > 3037000499LL)
       throw std::invalid_argument("Trident::gen::fromSpec: out-of-range lap2d size in '" + spec + usage);
     return laplace2d(n, comm);
+  }
+  if ((parts[0] == "lap3d" || parts[0] == "stencil27" || parts[0] == "tetdual") && parts.size() == 2) {
+    const long long n = parseLLStrict(parts[1], spec);
+    if (n < 1 || n > (parts[0] == "tetdual" ? 1000000 : 2000000))
+      throw std::invalid_argument("Trident::gen::fromSpec: out-of-range " + parts[0] + " size in '" + spec + usage);
+    if (parts[0] == "tetdual") return tetMeshDual(n, comm);
+    return stencil3d(n, parts[0] == "lap3d" ? 7 : 27, comm);
   }
   if (parts[0] == "hyper" && parts.size() == 3) {
     const long long l = parseLLStrict(parts[1], spec), z = parseLLStrict(parts[2], spec);

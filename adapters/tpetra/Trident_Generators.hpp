@@ -19,6 +19,13 @@ Teuchos::RCP<crs_matrix_type> erdosRenyi(long long n, double avgdeg, const comm_
 // 5-point 2D Laplacian on an n x n grid (n^2 rows), values 4 / -1.
 Teuchos::RCP<crs_matrix_type> laplace2d(long long n, const comm_ptr& comm);
 
+// 3D meshes: the 7-point (values 6 / -1) or 27-point (26 / -1) stencil on an n x n x n grid
+// (n^3 rows, the pattern of trilinear hexahedral elements for 27), and the dual graph of the
+// tetrahedral mesh that splits each of n^3 cubes into 6 (Kuhn's triangulation): 6 n^3 rows, one
+// entry (1.0) per face-adjacent tetrahedron, at most 4 a row, no diagonal.
+Teuchos::RCP<crs_matrix_type> stencil3d(long long n, int points, const comm_ptr& comm);
+Teuchos::RCP<crs_matrix_type> tetMeshDual(long long n, const comm_ptr& comm);
+
 // Random rectangular m x n test matrix with awkward features, for differential tests.
 struct RandomOptions {
   double avg_per_row = 4.0;
@@ -46,8 +53,8 @@ Teuchos::RCP<crs_matrix_type> random(const Teuchos::RCP<const map_type>& rowMap,
 Teuchos::RCP<crs_matrix_type> hypersparse(long long n, long long nnz_per_rank, const comm_ptr& comm,
                                           std::uint64_t seed = 1);
 
-// "rmat:SCALE:EDGEFACTOR", "er:N:AVGDEG", "lap2d:N", "hyper:LOG2N:NNZPERRANK", or a path to a .mtx
-// file.
+// "rmat:SCALE:EDGEFACTOR", "er:N:AVGDEG", "lap2d:N", "lap3d:N", "stencil27:N", "tetdual:N",
+// "hyper:LOG2N:NNZPERRANK", or a path to a .mtx file.
 Teuchos::RCP<crs_matrix_type> fromSpec(const std::string& spec, const comm_ptr& comm, std::uint64_t seed = 1);
 
 }  // namespace gen

@@ -29,7 +29,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
 void addOptions(Teuchos::CommandLineProcessor& clp, Options& o) {
   clp.setOption("matrix", &o.matrix,
                 "Matrix Market file (real/integer/pattern, general/symmetric) or generator spec: rmat:SCALE:EDGEFACTOR, "
-                "er:N:AVGDEG, lap2d:N. Empty: the built-in default.");
+                "er:N:AVGDEG, lap2d:N, lap3d:N (7-point), stencil27:N, tetdual:N (dual graph of a tetrahedral mesh of "
+                "6 N^3 cells). Empty: the built-in default.");
   clp.setOption("prolongator", &o.prolongator,
                 "aggregation (greedy tentative prolongator, built in) | muelu (MueLu's smoothed-aggregation P; "
                 "needs the MueLu adapter) for --op=AR and RAP");

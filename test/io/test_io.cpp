@@ -300,8 +300,48 @@ void testCorruptFiles() {
   });
 }
 
+// lap3d:N / stencil27:N: n^3 rows; entry counts from the stencil (per axis n positions, of which
+// n - 1 have a + neighbour); the diagonal 6 or 26, every other entry -1 at a stencil offset.
+void checkStencil3d(const crs_matrix_type& A, const std::string& s) {
+  const bool p27 = s[0] == 's';
+  const long long n = std::atoll(std::strchr(s.c_str(), ':') + 1);
+  const long long line = 3 * n - 2;  // entries of the 1D 3-point stencil on n points
+  const long long want = p27 ? line * line * line : n * n * n + 6 * n * n * (n - 1);
+  check(static_cast<long long>(A.getGlobalNumRows()) == n * n * n &&
+            static_cast<long long>(A.getGlobalNumEntries()) == want,
+        s + ": n^3 rows and the stencil's entry count");
+  bool ok = true;
+  for (const auto& kv : gatherAll(A)) {
+    const GO i = kv.first.first, j = kv.first.second;
+    const long long d[3] = {j / (n * n) - i / (n * n), j / n % n - i / n % n, j % n - i % n};
+    const int off = (d[0] != 0) + (d[1] != 0) + (d[2] != 0);
+    const bool near = std::llabs(d[0]) <= 1 && std::llabs(d[1]) <= 1 && std::llabs(d[2]) <= 1;
+    if (!near || (!p27 && off > 1) || kv.second != (off == 0 ? (p27 ? 26.0 : 6.0) : -1.0)) ok = false;
+  }
+  check(ok, s + ": stencil offsets and values");
+}
+
+// tetdual:N: 6 n^3 rows, symmetric, values 1, no diagonal, at most 4 a row, and the face count of
+// Kuhn's triangulation: 6 faces inside each cube, 2 triangles on each of the 3 n^2 (n - 1) inner squares.
+void checkTetDual(const crs_matrix_type& A, const std::string& s) {
+  const long long n = std::atoll(s.c_str() + 8);
+  const long long faces = 6 * n * n * n + 6 * n * n * (n - 1);  // each shared face once
+  check(static_cast<long long>(A.getGlobalNumRows()) == 6 * n * n * n &&
+            static_cast<long long>(A.getGlobalNumEntries()) == 2 * faces,
+        s + ": 6 n^3 rows, two entries per inner face");
+  const auto m = gatherAll(A);
+  std::map<GO, int> degree;
+  bool ok = true;
+  for (const auto& kv : m) {
+    if (kv.first.first == kv.first.second || kv.second != 1.0 || !m.count({kv.first.second, kv.first.first})) ok = false;
+    if (++degree[kv.first.first] > 4) ok = false;
+  }
+  check(ok, s + ": symmetric, no diagonal, values 1, at most 4 a row");
+}
+
 void testGenerators(const comm_ptr& self) {
-  const char* specs[] = {"rmat:8:8", "rmat:10:4", "er:1000:6.5", "er:300:40", "lap2d:17", "lap2d:1"};
+  const char* specs[] = {"rmat:8:8", "rmat:10:4", "er:1000:6.5", "er:300:40", "lap2d:17", "lap2d:1",
+                         "lap3d:6", "stencil27:5", "tetdual:4", "tetdual:1"};
   for (const char* spec : specs) {
     guarded(spec, [&] {
       auto A = gen::fromSpec(spec, gWorld);
@@ -340,6 +380,10 @@ void testGenerators(const comm_ptr& self) {
         check(ok, s + ": values in (0,1]");
         auto C = gen::erdosRenyi(n, d, gWorld, 2);
         check(checksum(*C) != checksum(*A), s + ": another seed gives another matrix");
+      } else if (s.rfind("lap3d", 0) == 0 || s.rfind("stencil27", 0) == 0) {
+        checkStencil3d(*A, s);
+      } else if (s.rfind("tetdual", 0) == 0) {
+        checkTetDual(*A, s);
       } else {
         const long long n = std::atoll(s.c_str() + 6);
         check(rows == n * n && nnz == 5 * n * n - 4 * n, s + ": n^2 rows, 5n^2-4n entries");
@@ -355,7 +399,8 @@ void testGenerators(const comm_ptr& self) {
     });
   }
   const char* badSpecs[] = {"rmat:8", "rmat:x:8", "rmat:8:8:1", "er:10", "er:10:abc", "lap2d:-3", "lap2d:",
-                            "foo",    "",         "rmat:99:1",  "mtx",   "er:10:5x"};
+                            "foo",    "",         "rmat:99:1",  "mtx",   "er:10:5x",  "lap3d:0", "stencil27:",
+                            "tetdual:2:2", "tetdual:1000001"};
   for (const char* spec : badSpecs) {
     bool threw = false, other = false;
     std::string msg;
