@@ -8,6 +8,10 @@
 #include <Tpetra_Import.hpp>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <type_traits>
 
 #include "Trident_MapSameness.hpp"
 #include "Trident_ProductCounts.hpp"
@@ -16,6 +20,8 @@
 #include "Trident_TpetraComm.hpp"
 #include "Trident_TpetraConversion.hpp"
 #include <trident/core/BigCount.hpp>
+#include <trident/core/Hash.hpp>
+#include <trident/planner/AutoDecision.hpp>
 
 namespace Trident {
 namespace tpetra {
@@ -642,4 +648,157 @@ planner::LocalCounts localCountsTransposedA(const crs_matrix_type& A, const crs_
 }
 
 }  // namespace tpetra
+
+namespace MatrixMatrix {
+
+namespace {
+// Each rank reads the file named by TRIDENT_MACHINE_MODEL (if any) once per process and path: a
+// multiply must not read a file on every call, and rank 0 broadcasting it would cost a collective.
+// A bad file is remembered as its message, so every call fails the same way.
+struct LoadedModel {
+  planner::MachineModel model;
+  std::string error;
+};
+const LoadedModel& modelFromEnvironment() {
+  static std::map<std::string, LoadedModel> cache;
+  static const LoadedModel defaults;
+  const char* path = std::getenv("TRIDENT_MACHINE_MODEL");
+  if (!path || !*path) return defaults;
+  auto it = cache.find(path);
+  if (it != cache.end()) return it->second;
+  LoadedModel m;
+  try {
+    m.model = planner::MachineModel::load(path);
+  } catch (const std::exception& e) {
+    m.error = std::string("\"trident: algorithm\" = \"auto\": ") + e.what();
+  }
+  return cache.emplace(path, m).first->second;
+}
+
+long long fingerprintOf(const planner::MachineModel& m) {
+  static_assert(std::is_trivially_copyable<planner::MachineModel>::value, "the model is hashed as bytes");
+  return agreementHash(&m, sizeof(m));
+}
+
+// The bound's part of a summary (bound_ok only where it was made and is allowed).
+void putBound(planner::AutoSummary& s, const tpetra::LocalBoundInputs& b, bool allowed) {
+  s.bound_ok = b.ok && allowed ? 1 : 0;
+  s.flops_known = b.flops_known;
+  s.a_remote_entries = b.a_remote_entries;
+  s.remote_columns = b.remote_columns;
+  s.b_max_row = b.b_max_row;
+  s.a_entries = b.a_entries;
+  s.b_entries = b.b_entries;
+  s.entries = b.a_entries + b.b_entries;
+  s.sources = b.sources;
+  s.max_sent_to_one = b.max_sent_to_one;
+  s.c_entries_known = b.c_entries_known;
+  s.c_remote_entries = b.c_remote_entries;
+  s.c_entries_capped = b.c_entries_capped;
+  s.zeros_included = b.zeros_included ? 1 : 0;
+}
+
+// The estimate's part (zeros where it was not made), rounded to whole numbers for the check.
+void putEstimate(planner::AutoSummary& s, const tpetra::LocalEstimateInputs& e, long long a_entries) {
+  auto ll = [](double x) { return static_cast<long long>(std::llround(x)); };
+  s.estimate_ok = e.ok ? 1 : 0;
+  s.est_flops = ll(e.flops);
+  s.est_max_row_flops = ll(e.max_row_flops);
+  s.est_c_entries = ll(e.c_entries);
+  s.est_import_bytes = ll(e.import_bytes);
+  s.est_work = a_entries + ll(e.flops);
+  s.sample_entries = ll(e.sample_entries);
+}
+}  // namespace
+
+AutoInputs AutoInputs::gather(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
+                              CollectiveCheck& check, std::optional<std::size_t> a_zeros,
+                              std::optional<std::uint64_t> remember_context, bool estimate) {
+  AutoInputs in;
+  const LoadedModel& loaded = modelFromEnvironment();
+  check.failIf(!loaded.error.empty(), loaded.error);
+  in.model = loaded.model;
+  in.mine.model_print = fingerprintOf(in.model);
+  in.a_zeros = a_zeros;
+  // TRIDENT_AUTO_COUNT=1 counts every product, also those the bound would settle (to fit a machine
+  // model on products where the bound decides) or a remembered choice would. Agreed through the
+  // summary's bound_ok minimum, so a rank without it cannot skip the counting collectives the
+  // others run.
+  const char* countAll = std::getenv("TRIDENT_AUTO_COUNT");
+  const bool countEvery = countAll && std::strcmp(countAll, "1") == 0;
+  // Only fill-complete operands have the arrays a choice is remembered by (others fail the checks).
+  if (remember_context && !countEvery && A.isFillComplete() && B.isFillComplete()) {
+    in.memory_context = (*remember_context ^ static_cast<std::uint64_t>(in.mine.model_print)) * 1099511628211ull +
+                        static_cast<std::uint64_t>(A.getComm()->getSize());
+    Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: look-up"));
+    in.remembered = findRememberedChoice(A, transposeA, B, transposeB, *in.memory_context, a_zeros);
+  }
+  in.mine.remembered = in.remembered ? static_cast<long long>(in.remembered->algorithm) : -1;
+  // Asked only of fill-complete operands (a failure elsewhere is reported instead of this).
+  const bool askRows = transposeA && !transposeB && A.isFillComplete() && B.isFillComplete();
+  in.mine.rows_same = askRows && tpetra::locallySame(*A.getRowMap(), *B.getRowMap()) ? 1 : 0;
+  in.plain = !transposeA && !transposeB;
+  in.mine.a_rows = static_cast<long long>(Compat::localNumRows(A));
+  in.bound_allowed = !countEvery;
+  in.estimate_allowed = estimate;
+  in.computeLocally(A, B, false);
+  in.slots = planner::contribute(in.mine, check);
+  return in;
+}
+
+void AutoInputs::holdPlaces(CollectiveCheck& check) { planner::contribute(planner::AutoSummary(), check); }
+
+void AutoInputs::agree(const CollectiveCheck& check) {
+  reduced = planner::reducedSummary(check, slots);
+  requireAll(reduced.same(&planner::AutoSummary::model_print),
+             "Trident: \"trident: algorithm\" = \"auto\": the machine model (TRIDENT_MACHINE_MODEL) differs between ranks");
+  transposed_a_on_b_rows = reduced.least.rows_same == 1;
+  // Every rank found a choice, and the same one.
+  if (!(reduced.least.remembered >= 0 && reduced.same(&planner::AutoSummary::remembered))) remembered.reset();
+  incomplete = !remembered && planner::anotherRoundHelps(reduced);
+}
+
+void AutoInputs::computeLocally(const crs_matrix_type& A, const crs_matrix_type& B, bool estimate_wanted) {
+  // With a choice remembered here the bound is not needed; if another rank has none, agree()
+  // forgets it and a later round computes the bound.
+  if (plain && bound_allowed && !bound_computed && !remembered) {
+    Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: bound inputs"));
+    local_bound = tpetra::localBoundInputs(A, B, a_zeros);
+    bound_computed = true;
+  }
+  const tpetra::LocalBoundInputs& b = local_bound;
+  planner::AutoSummary own;  // this rank's bound alone, as if every rank held it
+  putBound(own, b, true);
+  // local_estimate.ok: made (it is made only from a bound that is ok, and then always ok).
+  if (b.ok && bound_allowed && estimate_allowed && !local_estimate.ok &&
+      (estimate_wanted || !planner::settlesHere(own, A.getComm()->getSize(), model))) {
+    Teuchos::TimeMonitor timer(*phaseTimer("Trident: auto: estimate without counting"));
+    local_estimate = tpetra::localEstimateInputs(A, B, b);
+  }
+  putBound(mine, b, bound_allowed);
+  putEstimate(mine, local_estimate, b.a_entries);
+  // What this rank skipped that a later round could give: the bound (a remembered choice here),
+  // or the estimate (its own bound settled it).
+  mine.skipped = planner::kSkippedNothing;
+  if (!plain || !bound_allowed) return;
+  if (!bound_computed)
+    mine.skipped = planner::kSkippedBound;
+  else if (b.ok && estimate_allowed && !local_estimate.ok)
+    mine.skipped = planner::kSkippedEstimate;
+}
+
+AutoInputs AutoInputs::completed(const crs_matrix_type& A, const crs_matrix_type& B, MPI_Comm comm) const {
+  AutoInputs x = *this;
+  // An agreed bound that did not settle the choice (the caller's reason to be here) wants the
+  // estimate on every rank; one some rank lacked still may settle it.
+  x.computeLocally(A, B, planner::boundOf(reduced).usable);
+  CollectiveCheck check;
+  x.slots = planner::contribute(x.mine, check);
+  check.run(comm);
+  x.reduced = planner::reducedSummary(check, x.slots);
+  x.incomplete = planner::anotherRoundHelps(x.reduced);
+  return x;
+}
+
+}  // namespace MatrixMatrix
 }  // namespace Trident

@@ -1,15 +1,24 @@
 #pragma once
-// The planner's input from Tpetra matrices: the global sparsity pattern, by global IDs.
+// The planner's input from Tpetra matrices: the global sparsity pattern, by global IDs (the
+// exact planner); what one rank counts of A*B from its own rows (counting, the bound, the
+// estimate without counting); and what "auto" gathers of them into the plan's one check
+// (AutoInputs: a planner::AutoSummary per rank, decided on by planner/AutoDecision.hpp).
 #include <mpi.h>
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "Trident_AutoChoiceMemory.hpp"
 #include "Trident_ProductCounts.hpp"
 #include "Trident_TpetraTypes.hpp"
+#include <trident/core/Errors.hpp>
 #include <trident/grid/Topology.hpp>
+#include <trident/planner/AutoSummary.hpp>
 #include <trident/planner/Estimate.hpp>
+#include <trident/planner/MachineModel.hpp>
 #include <trident/planner/Pattern.hpp>
 
 namespace Trident {
@@ -117,4 +126,70 @@ LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_ty
                                    long long enough = -1);
 
 }  // namespace tpetra
+
+namespace MatrixMatrix {
+
+// What "auto" needs before it counts, gathered locally so that the plan's one CollectiveCheck
+// carries it (each collective costs milliseconds on a loaded machine; MueLu's coarse products
+// cannot afford a broadcast for the model and a map comparison besides): every rank reads the
+// model file itself (once per process and path) and contributes its fingerprint, so that ranks
+// that read different models fail alike, and whether A's and B's row maps are locally the same
+// (P^T*(A*P) is counted without forming P^T when they are on every rank). What this rank knows
+// travels as a planner::AutoSummary (planner/AutoSummary.hpp); the decisions on the reduced
+// summaries are planner/AutoDecision.hpp's.
+struct AutoInputs {
+  planner::MachineModel model;
+  bool transposed_a_on_b_rows = false;  // after agree(): op(A) = A^T with A's rows laid out as B's
+  std::optional<bool> a_import_serves;  // set by the caller when known (Trident_MapSameness.hpp)
+  // Set by the caller from the options: Trident may cut its tiles at the owners' rows (no
+  // relabeling, "trident: slices" not "balanced"), and the G x 1 grid may be taken ("trident:
+  // grid" not "square"). The choice then says which slices it predicted; the plan builds those.
+  bool owner_slices_allowed = false, rows_grid_allowed = false;
+  planner::AutoSummary mine;        // this rank's contribution
+  planner::SummarySlots slots;      // where it lies in the check
+  planner::ReducedSummary reduced;  // after agree() or completed(): every rank's
+  tpetra::LocalBoundInputs local_bound;  // this rank's, kept for the bound by unions
+  tpetra::LocalEstimateInputs local_estimate;  // ok once made
+  std::optional<std::size_t> a_zeros;
+  // "trident: auto: remember choice" (Trident_AutoChoiceMemory.hpp): memory_context is set when
+  // it is on; remembered is this rank's find, and after agree() only a choice every rank found
+  // alike (then the bound is not computed and nothing is counted).
+  std::optional<std::uint64_t> memory_context;
+  std::optional<RememberedChoice> remembered;
+  // What this rank computed before the collective. The estimate costs about a symbolic multiply
+  // (a tenth of Tpetra's on MueLu's coarse products), yet the bound alone settles most products
+  // that small: a rank whose own bound settles the choice as if it were every rank skips the
+  // estimate, and one that found the choice in memory skips both. Where the reduced values then
+  // do not settle it, `incomplete` (agreed) says a second round can fill in what was skipped
+  // (completed()): one more allreduce (two where a remembered choice was not found everywhere),
+  // only on products that the bound does not settle.
+  bool plain = false;  // op(A) = A, op(B) = B: the bound and the estimate apply
+  bool bound_allowed = true, estimate_allowed = true;
+  bool bound_computed = false;  // local_bound may be computed and not ok (operands it cannot bound)
+  bool incomplete = false;
+
+  // a_zeros: A's stored zeros, when the caller has counted them (the plan's fingerprint needs them too).
+  // remember_context: the options the choice depends on, hashed (rememberContext), when choices
+  // are to be remembered and reused. estimate: "trident: auto: estimate without counting".
+  static AutoInputs gather(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
+                           CollectiveCheck& check, std::optional<std::size_t> a_zeros = std::nullopt,
+                           std::optional<std::uint64_t> remember_context = std::nullopt, bool estimate = true);
+  // A rank that does not choose contributes a default summary (as long as any), so that one whose
+  // "trident: algorithm" differs from the others' reaches the parameters' agreement check (and
+  // its clear error) instead of an allreduce of unequal lengths.
+  static void holdPlaces(CollectiveCheck& check);
+  // After check.run(): the model must be the same on every rank (else InvalidInput everywhere).
+  void agree(const CollectiveCheck& check);
+  // Collective (one allreduce; every rank calls it where `incomplete`): computes what this rank
+  // skipped and reduces the summaries again. The result is agreed; it may still be `incomplete`
+  // once (a rank's own bound settled it, the agreed one may not).
+  AutoInputs completed(const crs_matrix_type& A, const crs_matrix_type& B, MPI_Comm comm) const;
+
+ private:
+  // Computes the bound and the estimate this rank has not (the estimate where wanted or where
+  // this rank's own bound does not settle the choice) and fills `mine`.
+  void computeLocally(const crs_matrix_type& A, const crs_matrix_type& B, bool estimate_wanted);
+};
+
+}  // namespace MatrixMatrix
 }  // namespace Trident
