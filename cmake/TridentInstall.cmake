@@ -8,7 +8,8 @@ include(CMakePackageConfigHelpers)
 set(TRIDENT_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/trident)
 set(TRIDENT_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Trident)
 
-install(TARGETS trident trident_core trident_trilinos_deps trident_core_deps trident_device EXPORT TridentTargets
+install(TARGETS trident trident_core trident_trilinos_deps trident_core_deps trident_device trident_mmio
+        EXPORT TridentTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # Only the public headers: the API's entry headers (the drop-in, MultiplyPlan, conversions,

@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# peers.sh - Trident against what a user would pick instead: Tpetra's own Multiply and PETSc's
-# MatMatMult, C = A*A on the same inputs, one table.
+# peers.sh - Trident against what a user would pick instead: Tpetra's own Multiply, PETSc's
+# MatMatMult and SuiteSparse:GraphBLAS's GrB_mxm (one process, on 1 thread and on as many threads
+# as there are ranks, i.e. the cores the ranks use), C = A*A on the same inputs, one table.
 #
 #   perf/peers.sh [--np=4] [--ranks-per-group=2] [--trials=3] [--check] [--csv=FILE] [MATRIX ...] [-- trident-bench args]
 #   e.g. perf/peers.sh ../shared/matrices/cora.mtx ../shared/matrices/pubmed.mtx rmat:16:16
 #
 # MATRIX: a Matrix Market file or a trident-bench generator spec (rmat:S:E, er:N:D, lap2d:N);
 # default: every ../shared/matrices/*.mtx (TRIDENT_MATRIX_DIR) and rmat:16:16. A generated matrix
-# is written once by trident-bench --dump and the PETSc driver reads that file, so both multiply
-# the same matrix. Each algorithm runs in its own mpirun (trident-bench --algos=tpetra, then
-# --algos=trident, then petsc-matmult), so each peak RSS is that algorithm's own: within one
-# process the RSS is a running peak and would carry the first algorithm's into the next.
+# is written once by trident-bench --dump and the peers read that file, so all multiply the same
+# matrix (the peers read files with Trident's own parser). Each algorithm runs in its own process
+# (trident-bench --algos=tpetra, then --algos=trident, then petsc-matmult, then graphblas-mxm), so
+# each peak RSS is that algorithm's own: within one process the RSS is a running peak and would
+# carry the first algorithm's into the next. A peer whose driver was not built (its library was
+# not found at configure time) is skipped, and said so, with its columns.
 # With --check every driver checks its C (trident-bench: against Tpetra's, whose run then
-# precedes Trident's in the same process and so also counts in Trident's RSS; petsc-matmult:
-# against a serial product); a failed check or differing nnz(C) is marked in the table.
-# Times: median over --trials of the max over ranks, as both drivers report them.
+# precedes Trident's in the same process and so also counts in Trident's RSS; the peers: against a
+# serial product); a failed check or differing nnz(C) is marked in the table.
+# Times: median over --trials of the max over ranks (GraphBLAS: of its one process).
+# Tri/best: Trident's time over the fastest peer's (PETSc, GraphBLAS 1 or N threads).
 # Environment: TRIDENT_BUILD_DIR (default build/), TRIDENT_MATRIX_DIR, TRIDENT_PEERS_TIMEOUT
 # (seconds per run, default 600). Logs go next to the CSV.
 set -euo pipefail
@@ -30,7 +34,7 @@ while [ $# -gt 0 ]; do
     --trials=*) trials=${1#*=} ;;
     --check) check=(--check) ;;
     --csv=*) csv_out=${1#*=} ;;
-    --help|-h) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help|-h) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     -*) echo "peers.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) matrices+=("$1") ;;
@@ -43,9 +47,16 @@ if [ ${#matrices[@]} -eq 0 ]; then
 fi
 bench=$build/perf/trident-bench
 petsc=$build/perf/petsc/petsc-matmult
+graphblas=$build/perf/graphblas/graphblas-mxm
 [ -x "$bench" ] || { echo "peers.sh: $bench not built (bash scripts/setup.sh)" >&2; exit 1; }
-[ -x "$petsc" ] || { echo "peers.sh: $petsc not built: PETSc was not found at configure time" \
-                          "(TRIDENT_WITH_PETSC=1 bash scripts/setup.sh installs petsc-dev and rebuilds)" >&2; exit 1; }
+# The table's peer columns: a driver that was not built is skipped, not an error.
+peers=()
+if [ -x "$petsc" ]; then peers+=(petsc); else skipped="PETSc"; fi
+if [ -x "$graphblas" ]; then peers+=(grb1 grbN); else skipped="${skipped:+$skipped, }GraphBLAS"; fi
+if [ -n "${skipped:-}" ]; then
+  echo "peers.sh: skipping $skipped: not built, the library was not found at configure time" \
+       "(TRIDENT_WITH_PEERS=1 bash scripts/setup.sh installs petsc-dev and libgraphblas-dev and rebuilds)" >&2
+fi
 
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/trident-peers.XXXXXX")
 csv=$logdir/peers.csv
@@ -66,9 +77,16 @@ for spec in "${matrices[@]}"; do
     || echo "peers.sh: trident-bench --algos=tpetra failed on $spec (see $log.tpetra.log)" >&2
   "${mpi[@]}" "$bench" --matrix="$spec" --algos=trident "${common[@]}" "${extra[@]}" > "$log.trident.log" 2>&1 \
     || echo "peers.sh: trident-bench --algos=trident failed on $spec (see $log.trident.log)" >&2
-  if [ -f "$file" ]; then
+  if [ -f "$file" ] && [ -x "$petsc" ]; then
     "${mpi[@]}" "$petsc" --matrix="$file" --name="$name" "${common[@]}" > "$log.petsc.log" 2>&1 \
       || echo "peers.sh: petsc-matmult failed on $file (see $log.petsc.log)" >&2
+  fi
+  if [ -f "$file" ] && [ -x "$graphblas" ]; then
+    for t in $( [ "$np" = 1 ] && echo 1 || echo 1 "$np" ); do
+      timeout "${TRIDENT_PEERS_TIMEOUT:-600}" "$graphblas" --matrix="$file" --name="$name" --threads="$t" \
+        "${common[@]}" > "$log.graphblas$t.log" 2>&1 \
+        || echo "peers.sh: graphblas-mxm --threads=$t failed on $file (see $log.graphblas$t.log)" >&2
+    done
   fi
   rm -f "$log.mtx"
 done
@@ -79,39 +97,52 @@ fi
 
 [ -s "$csv" ] || { echo "peers.sh: no run wrote a result (logs: $logdir)" >&2; exit 1; }
 echo
-echo "C = A*A, P = $np (trident: $rpg ranks per group), median of $trials trials; RSS = peak MB, max over ranks"
-awk -F, -v order="$(printf '%s\n' "${names[@]}")" '
+echo "C = A*A, P = $np (trident: $rpg ranks per group; GraphBLAS: 1 and $np threads), median of $trials trials;" \
+     "RSS = peak MB, max over ranks"
+awk -F, -v order="$(printf '%s\n' "${names[@]}")" -v peers="${peers[*]}" -v np="$np" '
 function fmt(x) { return x == "" ? "-" : sprintf("%.3f", x) }
 function ratio(a, b) { return (a == "" || b == "" || b <= 0) ? "-" : sprintf("%.2f", a / b) }
 function cell(m, a, f) { return ((m, a) in row) ? val[m, a, f] : "" }
-NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
-{
-  m = $c["matrix"]; a = $c["algo"]; row[m, a] = 1
+function keep(m, a) {
+  row[m, a] = 1
   val[m, a, "t"] = $c["time_s"]; val[m, a, "nnzc"] = $c["nnz_c"]; val[m, a, "nnza"] = $c["nnz_a"]
   val[m, a, "rss"] = $c["peak_rss_mb"]; val[m, a, "check"] = $c["check"]
 }
+NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+{
+  m = $c["matrix"]; a = $c["algo"]
+  # GraphBLAS rows are told apart by their thread count (the P column).
+  if (a != "graphblas") keep(m, a)
+  else { if ($c["P"] == 1) keep(m, "grb1"); if ($c["P"] == np) keep(m, "grbN") }
+}
 END {
-  printf "%-22s %10s %11s %9s %9s %9s %8s %9s %8s %8s %9s\n", "matrix", "nnz(A)", "nnz(C)", "Tpetra s", "Trident s",
-         "PETSc s", "Tri/Tpe", "Tri/PETSc", "RSS Tpe", "RSS Tri", "RSS PETSc"
+  title["tpetra"] = "Tpetra"; title["trident"] = "Trident"; title["petsc"] = "PETSc"
+  title["grb1"] = "GrB 1t"; title["grbN"] = "GrB " np "t"
+  na = split("tpetra trident " peers, al, " ")
+  printf "%-22s %10s %11s", "matrix", "nnz(A)", "nnz(C)"
+  for (j = 1; j <= na; ++j) printf " %9s", title[al[j]] " s"
+  printf " %8s", "Tri/Tpe"; if (na > 2) printf " %8s", "Tri/best"
+  for (j = 1; j <= na; ++j) printf " %10s", "RSS " title[al[j]]
+  printf "\n"
   n = split(order, names, "\n")
   for (k = 1; k <= n; ++k) {
-    m = names[k]; note = ""
-    nnza = cell(m, "tpetra", "nnza"); if (nnza == "") nnza = cell(m, "trident", "nnza"); if (nnza == "") nnza = cell(m, "petsc", "nnza")
-    nnzc = ""
-    split("tpetra trident petsc", al, " ")
-    for (j = 1; j <= 3; ++j) {
+    m = names[k]; note = ""; nnza = ""; nnzc = ""; best = ""
+    for (j = 1; j <= na; ++j) {
+      if (nnza == "") nnza = cell(m, al[j], "nnza")
       x = cell(m, al[j], "nnzc"); ck = cell(m, al[j], "check")
       if (x == "") { note = note " " al[j] " missing"; continue }
       if (nnzc == "") nnzc = x; else if (x != nnzc) note = note " nnz(C) of " al[j] " is " x
       if (ck == "FAIL") note = note " " al[j] " check FAILED"
+      t = cell(m, al[j], "t")
+      if (j > 2 && t != "" && (best == "" || t + 0 < best + 0)) best = t
     }
     if (note != "") bad = 1
-    tt = cell(m, "tpetra", "t"); tr = cell(m, "trident", "t"); tp = cell(m, "petsc", "t")
-    printf "%-22s %10s %11s %9s %9s %9s %8s %9s %8s %8s %9s%s\n", m, nnza == "" ? "-" : nnza, nnzc == "" ? "-" : nnzc,
-           fmt(tt), fmt(tr), fmt(tp), ratio(tr, tt), ratio(tr, tp),
-           cell(m, "tpetra", "rss") == "" ? "-" : cell(m, "tpetra", "rss"),
-           cell(m, "trident", "rss") == "" ? "-" : cell(m, "trident", "rss"),
-           cell(m, "petsc", "rss") == "" ? "-" : cell(m, "petsc", "rss"), note == "" ? "" : "  !" note
+    printf "%-22s %10s %11s", m, nnza == "" ? "-" : nnza, nnzc == "" ? "-" : nnzc
+    for (j = 1; j <= na; ++j) printf " %9s", fmt(cell(m, al[j], "t"))
+    tr = cell(m, "trident", "t")
+    printf " %8s", ratio(tr, cell(m, "tpetra", "t")); if (na > 2) printf " %8s", ratio(tr, best)
+    for (j = 1; j <= na; ++j) printf " %10s", cell(m, al[j], "rss") == "" ? "-" : cell(m, al[j], "rss")
+    printf "%s\n", note == "" ? "" : "  !" note
   }
   exit bad
 }' "$csv" && status=0 || status=1

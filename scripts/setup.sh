@@ -2,8 +2,9 @@
 # Installs what Trident needs from Debian's packages (idempotent: apt-get runs only when something
 # is missing), then configures and builds into build/ (or $TRIDENT_BUILD_DIR) with ccache and -j2.
 # TRIDENT_CMAKE_ARGS: more configure arguments (scripts/test.sh --cuda passes -DTRIDENT_ENABLE_CUDA=ON).
-# TRIDENT_WITH_PETSC=1 also installs petsc-dev, so that configure finds PETSc and builds
-# perf/petsc/petsc-matmult (configure says whether it does).
+# TRIDENT_WITH_PEERS=1 (or TRIDENT_WITH_PETSC=1, its older name) also installs the benchmarks'
+# peers, petsc-dev and libgraphblas-dev, so that configure finds them and builds
+# perf/petsc/petsc-matmult and perf/graphblas/graphblas-mxm (configure says whether it does).
 # TRIDENT_TRILINOS=16: the same inside the Trilinos 16.1 root, into build-16/ (scripts/trilinos-select.sh).
 # TRIDENT_SETUP_PACKAGES_ONLY=1: install what is missing, build nothing.
 set -euo pipefail
@@ -19,9 +20,9 @@ for p in tpetra kokkos kokkos-kernels teuchos muelu xpetra belos ifpack2 amesos2
          amesos ifpack teko intrepid2 aztecoo ml zoltan trilinosss; do
   pkgs+=("libtrilinos-$p-dev")
 done
-# The PETSc peer of the benchmarks (perf/petsc) only when asked: petsc-dev pulls in ~45 packages
-# (SuperLU, hypre, SuiteSparse, ...), all built on the same libopenmpi3 as Trilinos.
-if [ "${TRIDENT_WITH_PETSC:-0}" = 1 ]; then pkgs+=(petsc-dev); fi
+# The peers of the benchmarks (perf/petsc, perf/graphblas) only when asked: petsc-dev pulls in ~45
+# packages (SuperLU, hypre, SuiteSparse, ...), all built on the same libopenmpi3 as Trilinos.
+if [ "${TRIDENT_WITH_PEERS:-${TRIDENT_WITH_PETSC:-0}}" = 1 ]; then pkgs+=(petsc-dev libgraphblas-dev); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -41,6 +42,6 @@ mkdir -p "$build"
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=${TRIDENT_BUILD_TYPE:-Release} \
       -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_INSTALL_PREFIX="$build/install" ${TRIDENT_CMAKE_ARGS:-} \
       >"$build/configure.log"
-# What was left out and why (the MueLu adapter, the PETSc peer), from the project's own messages.
+# What was left out and why (the MueLu adapter, the peers), from the project's own messages.
 sed -n 's/^-- \(Trident: .*\)/setup: \1/p' "$build/configure.log"
 cmake --build "$build" -j 2

@@ -1,27 +1,24 @@
-// Matrix Market I/O: a chunked fread + from_chars coordinate parser on rank 0, distribution of
-// the rows over a uniform contiguous row map with raw MPI, and a gathering writer.
+// Matrix Market I/O: the shared coordinate parser (trident/io) on rank 0, distribution of the rows
+// over a uniform contiguous row map with raw MPI, and a gathering writer.
 #include "Trident_UniformRows.hpp"
 #include "Trident_MatrixMarket.hpp"
 #include "trident/core/Errors.hpp"
+#include "trident/io/MatrixMarketReader.hpp"
 
 #include <mpi.h>
 
 #include <Teuchos_DefaultMpiComm.hpp>
 #include <Tpetra_Map.hpp>
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <cmath>
-#include <cstdlib>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -73,148 +70,12 @@ void agreeOrThrow(bool ok, const std::string& msg, int size, MPI_Comm comm) {
 
 using Uniform = detail::UniformRows;
 
-// ---- parsing --------------------------------------------------------------------------------
+// ---- parsing (trident/io/MatrixMarketReader) ---------------------------------------------------
 
-struct ParseError {
-  std::string msg;
-};
-
-// The Matrix Market specification limits lines to 1024 characters; anything near this bound is
-// not a Matrix Market file (e.g. binary data without newlines), and buffering it would only
-// grow memory.
-constexpr size_t kMaxLine = size_t(1) << 20;
-
-// Reads a file line by line in large chunks. Lines are [s, e) without the newline.
-class LineReader {
- public:
-  explicit LineReader(FILE* f) : f_(f), buf_(size_t(1) << 22) {}
-  long long lineNo() const { return line_; }
-  bool next(const char*& s, const char*& e) {
-    for (;;) {
-      if (beg_ < end_) {
-        char* p = static_cast<char*>(std::memchr(buf_.data() + beg_, '\n', end_ - beg_));
-        const size_t len = static_cast<size_t>((p ? p : buf_.data() + end_) - (buf_.data() + beg_));
-        if (len > kMaxLine)
-          throw ParseError{"line " + std::to_string(line_ + 1) + " is longer than " + std::to_string(kMaxLine) +
-                           " bytes (not a Matrix Market text file?)"};
-        if (p) {
-          s = buf_.data() + beg_;
-          e = p;
-          beg_ = static_cast<size_t>(p - buf_.data()) + 1;
-          ++line_;
-          return true;
-        }
-      }
-      if (eof_) {
-        if (beg_ < end_) {
-          s = buf_.data() + beg_;
-          e = buf_.data() + end_;
-          beg_ = end_;
-          ++line_;
-          return true;
-        }
-        return false;
-      }
-      // Move the partial line to the front and read more.
-      const size_t len = end_ - beg_;
-      if (beg_ > 0 && len > 0) std::memmove(buf_.data(), buf_.data() + beg_, len);
-      beg_ = 0;
-      end_ = len;
-      const size_t got = std::fread(buf_.data() + end_, 1, buf_.size() - end_, f_);
-      if (got == 0) {
-        if (std::ferror(f_)) throw ParseError{"read error"};
-        eof_ = true;
-      }
-      end_ += got;
-    }
-  }
-
- private:
-  FILE* f_;
-  std::vector<char> buf_;
-  size_t beg_ = 0, end_ = 0;
-  bool eof_ = false;
-  long long line_ = 0;
-};
-
-inline bool isWs(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
-inline void skipWs(const char*& p, const char* e) {
-  while (p < e && isWs(*p)) ++p;
-}
-inline bool blankOrComment(const char* p, const char* e) {
-  skipWs(p, e);
-  return p == e || *p == '%';
-}
-
-// One optional sign: from_chars takes '-' itself, so "+-1" must be refused here.
-inline bool skipPlus(const char*& p, const char* e) {
-  if (p < e && *p == '+') {
-    ++p;
-    if (p < e && *p == '-') return false;
-  }
-  return true;
-}
-
-bool parseLL(const char*& p, const char* e, long long& v) {
-  skipWs(p, e);
-  if (!skipPlus(p, e)) return false;
-  auto res = std::from_chars(p, e, v);
-  if (res.ec != std::errc() || (res.ptr < e && !isWs(*res.ptr))) return false;
-  p = res.ptr;
-  return true;
-}
-
-// A finite double. from_chars reports overflow and underflow alike as out of range: underflow
-// (a legitimate tiny value) is re-read with strtod, which rounds it to a subnormal or zero.
-enum class Num { kOk, kBad, kNonFinite };
-Num parseDouble(const char*& p, const char* e, double& v) {
-  skipWs(p, e);
-  if (!skipPlus(p, e)) return Num::kBad;
-  auto res = std::from_chars(p, e, v, std::chars_format::general);
-  if (res.ec == std::errc::result_out_of_range) {
-    const std::string tok(p, res.ptr);
-    v = std::strtod(tok.c_str(), nullptr);
-  } else if (res.ec != std::errc()) {
-    return Num::kBad;
-  }
-  if (res.ptr < e && !isWs(*res.ptr)) return Num::kBad;
-  p = res.ptr;
-  return std::isfinite(v) ? Num::kOk : Num::kNonFinite;
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::vector<std::string> tokens(const char* p, const char* e) {
-  std::vector<std::string> t;
-  for (;;) {
-    skipWs(p, e);
-    if (p >= e) break;
-    const char* q = p;
-    while (q < e && !isWs(*q)) ++q;
-    t.emplace_back(p, q);
-    p = q;
-  }
-  return t;
-}
-
-// Quotes a piece of the input for an error message: printable, and short.
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (size_t t = 0; t < s.size() && t < 40; ++t)
-    out += std::isprint(static_cast<unsigned char>(s[t])) ? s[t] : '?';
-  if (s.size() > 40) out += "...";
-  return out + "'";
-}
-
-enum Field { kReal = 0, kInteger = 1, kPattern = 2 };
-enum Sym { kGeneral = 0, kSymmetric = 1, kSkew = 2 };
-const char* fieldName(long long f) { return f == kReal ? "real" : f == kInteger ? "integer" : "pattern"; }
-const char* symName(long long s) {
-  return s == kGeneral ? "general" : s == kSymmetric ? "symmetric" : "skew-symmetric";
-}
+using mmio::Field;
+using mmio::Header;
+using mmio::ParseError;
+using mmio::Symmetry;
 
 // Entries as (row, col, value) triplets: a rank's share of the file when reading (0-based global
 // indices), a rank's part of the matrix on its way to rank 0 when writing (1-based).
@@ -228,140 +89,23 @@ struct Bucket {
   }
 };
 
-struct Header {
-  long long rows = 0, cols = 0, entries = 0;
-  int field = kReal, sym = kGeneral;
-};
-
-// Rank 0's view of the file: the header first (so that every rank can check the declared size
-// before anything of that size is allocated), then the entries. Methods throw ParseError.
-class Parser {
- public:
-  explicit Parser(const std::string& path) : f_(std::fopen(path.c_str(), "rb")) {
-    if (!f_) throw ParseError{std::string("cannot open file: ") + std::strerror(errno)};
-    struct stat st;
-    if (fstat(fileno(f_), &st) == 0) {
-      if (S_ISDIR(st.st_mode)) {
-        std::fclose(f_);
-        f_ = nullptr;
-        throw ParseError{"is a directory"};
-      }
-      if (S_ISREG(st.st_mode)) fileBytes_ = static_cast<long long>(st.st_size);
-    }
-    rd_ = std::make_unique<LineReader>(f_);
-  }
-  ~Parser() {
-    if (f_) std::fclose(f_);
-  }
-  Parser(const Parser&) = delete;
-  Parser& operator=(const Parser&) = delete;
-
-  Header header();
-  void entries(const Header& h, int P, std::vector<Bucket>& buckets);
-
- private:
-  ParseError at(const std::string& m) const { return ParseError{"line " + std::to_string(rd_->lineNo()) + ": " + m}; }
-
-  FILE* f_ = nullptr;
-  long long fileBytes_ = -1;
-  std::unique_ptr<LineReader> rd_;
-};
-
-Header Parser::header() {
-  Header h;
-  const char *s, *e;
-  if (!rd_->next(s, e)) throw ParseError{"empty file (no %%MatrixMarket header)"};
-  {
-    auto t = tokens(s, e);
-    if (t.empty() || lower(t[0]) != "%%matrixmarket")
-      throw at("bad header: the first line must start with %%MatrixMarket");
-    if (t.size() < 5) throw at("bad header: expected '%%MatrixMarket matrix coordinate <field> <symmetry>'");
-    if (lower(t[1]) != "matrix") throw at("bad header: unsupported object " + quote(t[1]) + " (only 'matrix')");
-    const std::string fmt = lower(t[2]);
-    if (fmt == "array") throw at("unsupported format 'array' (dense); only 'coordinate' is supported");
-    if (fmt != "coordinate") throw at("bad header: unknown format " + quote(t[2]));
-    const std::string fld = lower(t[3]);
-    if (fld == "real" || fld == "double") h.field = kReal;
-    else if (fld == "integer") h.field = kInteger;
-    else if (fld == "pattern") h.field = kPattern;
-    else if (fld == "complex") throw at("unsupported field 'complex'; only real, integer and pattern are supported");
-    else throw at("bad header: unknown field " + quote(t[3]));
-    const std::string sym = lower(t[4]);
-    if (sym == "general") h.sym = kGeneral;
-    else if (sym == "symmetric") h.sym = kSymmetric;
-    else if (sym == "skew-symmetric") h.sym = kSkew;
-    else if (sym == "hermitian") throw at("unsupported symmetry 'hermitian'");
-    else throw at("bad header: unknown symmetry " + quote(t[4]));
-    if (t.size() > 5) throw at("bad header: unexpected text after the symmetry: " + quote(t[5]));
-  }
-
-  for (;;) {
-    if (!rd_->next(s, e)) throw ParseError{"file ends before the size line"};
-    if (!blankOrComment(s, e)) break;
-  }
-  const char* p = s;
-  if (!parseLL(p, e, h.rows) || !parseLL(p, e, h.cols) || !parseLL(p, e, h.entries))
-    throw at("bad size line: expected three integers 'rows cols entries' (each below 2^63)");
-  skipWs(p, e);
-  if (p != e) throw at("bad size line: unexpected text after 'rows cols entries'");
-  if (h.rows < 0 || h.cols < 0 || h.entries < 0) throw at("bad size line: negative size");
-  if (h.sym != kGeneral && h.rows != h.cols)
-    throw at(std::string("bad size line: a ") + symName(h.sym) + " matrix must be square");
-  return h;
-}
-
-void Parser::entries(const Header& h, int P, std::vector<Bucket>& buckets) {
+// Rank 0 sorts the entries into their owners' buckets as they are parsed, so that the file's
+// entries are held once.
+void bucketEntries(mmio::Reader& rd, int P, std::vector<Bucket>& buckets) {
+  const Header& h = rd.header();
   const Uniform dist(h.rows, P);
   buckets.assign(static_cast<size_t>(P), Bucket());
   if (P == 1) {
-    // Reserve for what the file can hold ("1 1\n" is the shortest entry), not for what the size
-    // line claims: a lying header must not cost memory.
+    // Reserve for what the file can hold, not for what the size line claims: a lying header must
+    // not cost memory.
     long long cap = std::min<long long>(h.entries, 1LL << 24);
-    if (fileBytes_ >= 0) cap = std::min(cap, fileBytes_ / 4 + 1);
-    const size_t reserve = static_cast<size_t>(cap) * (h.sym == kGeneral ? 1 : 2);
+    if (rd.fileBytes() >= 0) cap = std::min(cap, rd.fileBytes() / 4 + 1);
+    const size_t reserve = static_cast<size_t>(cap) * (h.symmetry == Symmetry::kGeneral ? 1 : 2);
     buckets[0].rows.reserve(reserve);
     buckets[0].cols.reserve(reserve);
     buckets[0].vals.reserve(reserve);
   }
-  const char *s, *e;
-  long long k = 0;
-  while (k < h.entries) {
-    if (!rd_->next(s, e))
-      throw ParseError{"file ends after " + std::to_string(k) + " of " + std::to_string(h.entries) +
-                       " declared entries (truncated file?)"};
-    if (blankOrComment(s, e)) continue;
-    const char* p = s;
-    long long i, j;
-    double v = 1.0;
-    if (!parseLL(p, e, i) || !parseLL(p, e, j)) throw at("non-numeric or missing row/column index");
-    if (h.field == kInteger) {
-      long long iv = 0;
-      if (!parseLL(p, e, iv)) throw at("non-integer or missing value in an 'integer' file");
-      v = static_cast<double>(iv);
-    } else if (h.field == kReal) {
-      switch (parseDouble(p, e, v)) {
-        case Num::kOk: break;
-        case Num::kBad: throw at("non-numeric or missing value");
-        case Num::kNonFinite: throw at("value is not finite (NaN, Inf or beyond the range of a double)");
-      }
-    }
-    skipWs(p, e);
-    if (p != e && h.field != kPattern) throw at("unexpected text after the entry");
-    if (i < 1 || i > h.rows || j < 1 || j > h.cols)
-      throw at("index (" + std::to_string(i) + ", " + std::to_string(j) + ") out of range for a " +
-               std::to_string(h.rows) + " x " + std::to_string(h.cols) + " matrix (indices are 1-based)");
-    if (h.sym == kSkew && i == j && v != 0.0) throw at("nonzero diagonal entry in a skew-symmetric matrix");
-    --i;
-    --j;
-    buckets[static_cast<size_t>(dist.owner(i))].add(i, j, v);
-    if (h.sym != kGeneral && i != j)
-      buckets[static_cast<size_t>(dist.owner(j))].add(j, i, h.sym == kSkew ? -v : v);
-    ++k;
-  }
-  while (rd_->next(s, e)) {
-    if (!blankOrComment(s, e))
-      throw at("more entries than the " + std::to_string(h.entries) + " declared in the size line");
-  }
+  rd.entries([&](long long i, long long j, double v) { buckets[static_cast<size_t>(dist.owner(i))].add(i, j, v); });
 }
 
 // What a header's dimensions cost before any entry: Tpetra holds, per local row of a CrsMatrix,
@@ -496,7 +240,7 @@ void onRank0(int rank, int P, MPI_Comm mc, const std::string& prefix, Step&& ste
       step();
     } catch (const ParseError& e) {
       ok = false;
-      msg = prefix + e.msg;
+      msg = prefix + e.what();
     } catch (const std::bad_alloc&) {
       ok = false;
       msg = prefix + "out of memory while reading";
@@ -510,21 +254,21 @@ void onRank0(int rank, int P, MPI_Comm mc, const std::string& prefix, Step&& ste
 
 // Rank 0's header, on every rank.
 void broadcastHeader(Header& h, int P, MPI_Comm mc) {
-  long long hv[5] = {h.rows, h.cols, h.entries, h.field, h.sym};
+  long long hv[5] = {h.rows, h.cols, h.entries, static_cast<long long>(h.field), static_cast<long long>(h.symmetry)};
   if (P > 1) MPI_Bcast(hv, 5, MPI_LONG_LONG, 0, mc);
   h.rows = hv[0];
   h.cols = hv[1];
   h.entries = hv[2];
-  h.field = static_cast<int>(hv[3]);
-  h.sym = static_cast<int>(hv[4]);
+  h.field = static_cast<Field>(hv[3]);
+  h.symmetry = static_cast<Symmetry>(hv[4]);
 }
 
 void describe(const Header& h, MatrixMarketInfo& info) {
   info.rows = h.rows;
   info.cols = h.cols;
   info.entries = h.entries;
-  info.field = fieldName(h.field);
-  info.symmetry = symName(h.sym);
+  info.field = mmio::fieldName(h.field);
+  info.symmetry = mmio::symmetryName(h.symmetry);
 }
 
 // Rank 0 sends every other rank its bucket; each rank gets its own entries.
@@ -697,21 +441,21 @@ Teuchos::RCP<crs_matrix_type> readMatrixMarket(const std::string& path, const co
   const MPI_Comm mc = rawComm(*comm);
   const std::string prefix = "Trident::io::readMatrixMarket: " + path + ": ";
 
-  std::unique_ptr<Parser> parser;
+  std::unique_ptr<mmio::Reader> reader;
   Header h;
   onRank0(rank, P, mc, prefix, [&] {
-    parser = std::make_unique<Parser>(path);
-    h = parser->header();
+    reader = std::make_unique<mmio::Reader>(path);
+    h = reader->header();
   });
   broadcastHeader(h, P, mc);
   checkDeclaredSize(h, P, rank, mc, prefix);
 
   std::vector<Bucket> buckets;
   onRank0(rank, P, mc, prefix, [&] {
-    parser->entries(h, P, buckets);
-    parser.reset();
+    bucketEntries(*reader, P, buckets);
+    reader.reset();
   });
-  parser.reset();
+  reader.reset();
   if (info) describe(h, *info);
   const long long nrows = h.rows, ncols = h.cols;
   const Uniform dist(nrows, P);

@@ -6,7 +6,7 @@
 //   mpirun -np 4 trident-bench --matrix=rmat:16:16 --dump=rmat.mtx ...   (generated inputs: dump
 //   mpirun -np 4 petsc-matmult --matrix=rmat.mtx --name=rmat:16:16 ...    them, then read the file)
 //
-// A is read on rank 0 (MatrixMarketCsr: Trident's reader's semantics) and handed out in PETSc's
+// A is read on rank 0 (perf/common/MatrixMarketCsr: Trident's own parser) and handed out in PETSc's
 // default contiguous row blocks (PetscSplitOwnership: n/P rows, the first n%P ranks one more),
 // which is Tpetra's uniform contiguous map, so every rank holds the rows it holds in trident-bench.
 // The matrix type is MATAIJ (Seq on one rank, MPI otherwise; -mat_type and PETSc's -mat_product_*
@@ -14,15 +14,11 @@
 // a fresh C, as Trident::MatrixMatrix::Multiply builds one) and the default fill; the time of a
 // trial is the max over ranks of MPI_Wtime around it, the reported time the median over trials
 // after one untimed warm-up.
-#include <sys/resource.h>
-#include <sys/stat.h>
-
 #include <petscmat.h>
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -31,11 +27,12 @@
 #include <vector>
 
 #include "MatrixMarketCsr.hpp"
+#include "PeerReport.hpp"
 #include "ReferenceProduct.hpp"
 
 namespace {
 
-using petsc_peer::Csr;
+using peers::Csr;
 
 #if PETSC_VERSION_GE(3, 22, 0)
 const PetscReal kDefaultFill = PETSC_DETERMINE;
@@ -99,40 +96,13 @@ std::vector<std::string> parseOptions(int argc, char** argv, Options& o) {
   }
   if (o.help) return errors;
   if (o.matrix.empty()) errors.push_back("--matrix=PATH.mtx is required");
-  else if (o.matrix.find(':') != std::string::npos && o.matrix.find('/') == std::string::npos) {
-    struct stat sb;
-    if (stat(o.matrix.c_str(), &sb) != 0)
-      errors.push_back("--matrix=" + o.matrix + " looks like a generator spec: write it with trident-bench --matrix=" +
-                       o.matrix + " --dump=FILE.mtx and pass --matrix=FILE.mtx --name=" + o.matrix);
-  }
+  else if (!peers::generatorSpecError(o.matrix).empty()) errors.push_back(peers::generatorSpecError(o.matrix));
   if (o.op != "AA" && o.op != "AtA" && o.op != "AB") errors.push_back("--op must be AA, AtA or AB, not '" + o.op + "'");
   if (o.op == "AB" && o.matrixB.empty()) errors.push_back("--op=AB needs --matrix-b=PATH.mtx");
   if (o.op != "AB" && !o.matrixB.empty()) errors.push_back("--matrix-b is only for --op=AB");
   if (o.trials < 1) errors.push_back("--trials must be >= 1");
   if (o.ranks_per_group < 0) errors.push_back("--ranks-per-group must be >= 0");
   return errors;
-}
-
-// trident-bench's matrixName: the file name without directory and .mtx, commas made safe for CSV.
-std::string matrixName(const std::string& spec) {
-  std::string name = spec;
-  const auto slash = name.find_last_of('/');
-  if (slash != std::string::npos) name = name.substr(slash + 1);
-  if (name.size() > 4 && name.compare(name.size() - 4, 4, ".mtx") == 0) name.resize(name.size() - 4);
-  std::replace(name.begin(), name.end(), ',', '_');
-  return name;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double peakRssMb() {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_maxrss) / 1024.0;  // KiB on Linux
 }
 
 double allMax(double v) {
@@ -270,16 +240,152 @@ Csr gatherOnRoot(const Csr& mine, long long rows, int rank, int P) {
   return all;
 }
 
-// Multiply-adds of C = op(A)*B: sum over stored a_ik of nnz(B(k,:)) (trident-bench's "flops").
-unsigned long long flopsOf(const Csr& A, const Csr& B, bool transposeA) {
-  unsigned long long f = 0;
-  for (long long i = 0; i < A.rows; ++i)
-    for (long long k = A.ptr[i]; k < A.ptr[i + 1]; ++k) {
-      // (A^T B): row i of A pairs each of its entries with all of row i of B.
-      const long long r = transposeA ? i : A.col[k];
-      f += static_cast<unsigned long long>(B.ptr[r + 1] - B.ptr[r]);
+// The inputs: the whole matrices on rank 0 only, their sizes on every rank.
+struct Inputs {
+  Csr A, B;                          // B only for --op=AB
+  long long dims[4] = {0, 0, 0, 0};  // A rows, A cols, B rows, B cols
+  long long nnzA = 0;
+  unsigned long long flops = 0;
+};
+
+std::string dimsOf(const Csr& M) { return std::to_string(M.rows) + " x " + std::to_string(M.cols); }
+
+void readOnRoot(const Options& o, Inputs& in) {
+  in.A = peers::readMatrixMarket(o.matrix);
+  if (o.op == "AB") {
+    in.B = peers::readMatrixMarket(o.matrixB);
+    if (in.A.cols != in.B.rows)
+      throw std::invalid_argument("A is " + dimsOf(in.A) + " and B is " + dimsOf(in.B) + ": inner dimensions differ");
+  } else if (o.op == "AA" && in.A.rows != in.A.cols) {
+    throw std::invalid_argument("--op=AA needs a square matrix, A is " + dimsOf(in.A));
+  }
+  const Csr& B = o.op == "AB" ? in.B : in.A;
+  in.dims[0] = in.A.rows;
+  in.dims[1] = in.A.cols;
+  in.dims[2] = B.rows;
+  in.dims[3] = B.cols;
+  in.nnzA = in.A.nnz();
+  in.flops = peers::flopsOf(in.A, B, o.op == "AtA");
+}
+
+// Collective: rank 0 reads, every rank gets its verdict and the sizes. False (said on err) when
+// an input cannot be used.
+bool readInputs(const Options& o, int rank, std::ostream& err, Inputs& in) {
+  std::string msg;
+  if (rank == 0) {
+    try {
+      readOnRoot(o, in);
+    } catch (const std::exception& e) {
+      msg = e.what();
+      if (msg.empty()) msg = "unknown error";
     }
-  return f;
+  }
+  try {
+    agreeOrThrow(msg, rank);
+  } catch (const std::exception& e) {
+    err << "petsc-matmult: cannot read the input: " << e.what() << std::endl;
+    return false;
+  }
+  MPI_Bcast(in.dims, 4, MPI_LONG_LONG, 0, PETSC_COMM_WORLD);
+  MPI_Bcast(&in.nnzA, 1, MPI_LONG_LONG, 0, PETSC_COMM_WORLD);
+  MPI_Bcast(&in.flops, 1, MPI_UNSIGNED_LONG_LONG, 0, PETSC_COMM_WORLD);
+  return true;
+}
+
+void printSetup(std::ostream& out, const Options& o, const std::string& name, const Inputs& in, int P) {
+  out << "petsc-matmult: matrix " << name << ": " << in.dims[0] << " x " << in.dims[1] << ", nnz " << in.nnzA << "\n"
+      << "  op " << o.op
+      << (o.op == "AA" ? " (C = A*A, MatMatMult)" : o.op == "AtA" ? " (C = A^T*A, MatTransposeMatMult)" : " (C = A*B, MatMatMult)")
+      << ", P = " << P << " ranks, PETSc " << PETSC_VERSION_MAJOR << "." << PETSC_VERSION_MINOR << "."
+      << PETSC_VERSION_SUBMINOR << ", MAT_INITIAL_MATRIX, default fill, " << o.trials << " trials + 1 warm-up"
+      << (o.check ? ", --check" : "") << "\n"
+      << std::endl;
+}
+
+// One untimed warm-up and o.trials timed products; *C is the last one. Returns the median time.
+double timeTrials(const Options& o, Mat A, Mat B, Mat* C, std::ostream& out) {
+  std::vector<double> times;
+  for (int t = 0; t <= o.trials; ++t) {
+    if (*C) check(MatDestroy(C), "MatDestroy");
+    MPI_Barrier(PETSC_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    if (o.op == "AtA")
+      check(MatTransposeMatMult(A, A, MAT_INITIAL_MATRIX, kDefaultFill, C), "MatTransposeMatMult");
+    else
+      check(MatMatMult(A, o.op == "AB" ? B : A, MAT_INITIAL_MATRIX, kDefaultFill, C), "MatMatMult");
+    const double w = allMax(MPI_Wtime() - t0);
+    if (w > 2.0)
+      out << "  " << (t == 0 ? std::string("warm-up") : "trial " + std::to_string(t) + "/" + std::to_string(o.trials))
+          << ": " << std::fixed << std::setprecision(2) << w << " s" << std::defaultfloat << std::endl;
+    if (t > 0) times.push_back(w);
+  }
+  return peers::median(times);
+}
+
+struct Result {
+  double time_s = 0, sum = 0, frobenius = 0, peakMb = 0;
+  long long nnzC = 0, mismatches = 0;
+  std::string check = "off";
+};
+
+// nnz(C), its checksums (sum of all values, Frobenius norm) and the peak RSS, over all ranks.
+void summarize(const Csr& mine, Result& r) {
+  double loc[2] = {0, 0}, glob[2];
+  for (double v : mine.val) {
+    loc[0] += v;
+    loc[1] += v * v;
+  }
+  MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD);
+  r.sum = glob[0];
+  r.frobenius = std::sqrt(glob[1]);
+  long long nnzMine = mine.nnz();
+  MPI_Allreduce(&nnzMine, &r.nnzC, 1, MPI_LONG_LONG, MPI_SUM, PETSC_COMM_WORLD);
+  r.peakMb = allMax(peers::peakRssMb());  // before --check adds the reference
+}
+
+// --check: all of C on rank 0 against the serial reference product.
+void checkAgainstReference(const Options& o, const Inputs& in, const Csr& mine, int rank, int P, std::ostream& err,
+                           Result& r) {
+  const Csr all = gatherOnRoot(mine, o.op == "AtA" ? in.dims[1] : in.dims[0], rank, P);
+  if (rank == 0) {
+    const Csr At = o.op == "AtA" ? peers::transpose(in.A) : Csr();
+    const auto ref = peers::referenceProduct(o.op == "AtA" ? At : in.A, o.op == "AB" ? in.B : in.A);
+    std::string first;
+    r.mismatches = peers::compareWithReference(ref, all, &first);
+    if (r.mismatches)
+      err << "petsc-matmult: --check: PETSc's C differs from the reference in " << r.mismatches
+          << " rows; first: " << first << std::endl;
+  }
+  MPI_Bcast(&r.mismatches, 1, MPI_LONG_LONG, 0, PETSC_COMM_WORLD);
+  r.check = r.mismatches ? "FAIL" : "pass";
+}
+
+void printResult(std::ostream& out, const Result& r, unsigned long long flops) {
+  out << std::left << std::setw(8) << "algo" << std::right << std::setw(9) << "time_s" << std::setw(12) << "nnz(C)"
+      << std::setw(14) << "flops" << std::setw(8) << "RSS MB" << std::setw(7) << "check" << std::setw(24)
+      << "sum(C)" << std::setw(24) << "||C||_F" << "\n"
+      << std::left << std::setw(8) << "petsc" << std::right << std::fixed << std::setprecision(3) << std::setw(9)
+      << r.time_s << std::setw(12) << r.nnzC << std::setw(14) << flops << std::setw(8) << std::setprecision(0)
+      << r.peakMb << std::setw(7) << r.check << std::defaultfloat << std::setprecision(17) << std::setw(24) << r.sum
+      << std::setw(24) << r.frobenius << "\n"
+      << "Time: median over trials of the max over ranks [s]. RSS: process peak, max over ranks "
+         "(rank 0 held the whole input while reading, as trident-bench's reader does).\n"
+      << std::endl;
+}
+
+// Rank 0 appends the CSV row; every rank returns 1 if that failed.
+int writeCsv(const Options& o, const std::string& name, int rank, int P, const Inputs& in, const Result& r) {
+  int failed = 0;
+  if (!o.csv.empty() && rank == 0) {
+    const peers::CsvRow row{"petsc", name, o.op, P, o.ranks_per_group, r.time_s, r.peakMb, in.nnzA, r.nnzC, in.flops,
+                            r.check};
+    if (!peers::appendCsv(o.csv, row)) {
+      std::cerr << "petsc-matmult: cannot open --csv=" << o.csv << " for appending" << std::endl;
+      failed = 1;
+    }
+  }
+  MPI_Bcast(&failed, 1, MPI_INT, 0, PETSC_COMM_WORLD);
+  return failed;
 }
 
 int run(int argc, char** argv) {
@@ -296,156 +402,37 @@ int run(int argc, char** argv) {
     out << kUsage;
     return 0;
   }
-  if (!errors.empty()) {
-    for (auto& e : errors) err << "petsc-matmult: " << e << std::endl;
-    return 1;
-  }
-  const std::string name = !o.name.empty()
-                               ? o.name
-                               : (o.op == "AB" ? matrixName(o.matrix) + "*" + matrixName(o.matrixB) : matrixName(o.matrix));
+  for (auto& e : errors) err << "petsc-matmult: " << e << std::endl;
+  if (!errors.empty()) return 1;
+  const std::string name =
+      !o.name.empty() ? o.name
+                      : (o.op == "AB" ? peers::matrixName(o.matrix) + "*" + peers::matrixName(o.matrixB)
+                                      : peers::matrixName(o.matrix));
 
-  // ---- inputs (rank 0 reads, everybody gets the verdict) ----------------------------------------
-  Csr fullA, fullB;
-  long long dims[4] = {0, 0, 0, 0};  // A rows, A cols, B rows, B cols
-  long long nnzA = 0;
-  unsigned long long flops = 0;
-  {
-    std::string msg;
-    if (rank == 0) {
-      try {
-        fullA = petsc_peer::readMatrixMarket(o.matrix);
-        if (o.op == "AB") {
-          fullB = petsc_peer::readMatrixMarket(o.matrixB);
-          if (fullA.cols != fullB.rows)
-            throw std::invalid_argument("A is " + std::to_string(fullA.rows) + " x " + std::to_string(fullA.cols) +
-                                        " and B is " + std::to_string(fullB.rows) + " x " +
-                                        std::to_string(fullB.cols) + ": inner dimensions differ");
-        } else if (o.op == "AA" && fullA.rows != fullA.cols)
-          throw std::invalid_argument("--op=AA needs a square matrix, A is " + std::to_string(fullA.rows) + " x " +
-                                      std::to_string(fullA.cols));
-        const Csr& B = o.op == "AB" ? fullB : fullA;
-        dims[0] = fullA.rows;
-        dims[1] = fullA.cols;
-        dims[2] = B.rows;
-        dims[3] = B.cols;
-        nnzA = fullA.nnz();
-        flops = flopsOf(fullA, B, o.op == "AtA");
-      } catch (const std::exception& e) {
-        msg = e.what();
-        if (msg.empty()) msg = "unknown error";
-      }
-    }
-    try {
-      agreeOrThrow(msg, rank);
-    } catch (const std::exception& e) {
-      err << "petsc-matmult: cannot read the input: " << e.what() << std::endl;
-      return 1;
-    }
-  }
-  MPI_Bcast(dims, 4, MPI_LONG_LONG, 0, PETSC_COMM_WORLD);
-  MPI_Bcast(&nnzA, 1, MPI_LONG_LONG, 0, PETSC_COMM_WORLD);
-  MPI_Bcast(&flops, 1, MPI_UNSIGNED_LONG_LONG, 0, PETSC_COMM_WORLD);
-
-  Mat A = distribute(rank == 0 ? &fullA : nullptr, dims[0], dims[1], rank, P);
+  Inputs in;
+  if (!readInputs(o, rank, err, in)) return 1;
+  Mat A = distribute(rank == 0 ? &in.A : nullptr, in.dims[0], in.dims[1], rank, P);
   Mat B = nullptr;
-  if (o.op == "AB") B = distribute(rank == 0 ? &fullB : nullptr, dims[2], dims[3], rank, P);
+  if (o.op == "AB") B = distribute(rank == 0 ? &in.B : nullptr, in.dims[2], in.dims[3], rank, P);
   if (!o.check) {  // the reference needs them; otherwise only PETSc's copies stay
-    fullA = Csr();
-    fullB = Csr();
+    in.A = Csr();
+    in.B = Csr();
   }
+  printSetup(out, o, name, in, P);
 
-  out << "petsc-matmult: matrix " << name << ": " << dims[0] << " x " << dims[1] << ", nnz " << nnzA << "\n"
-      << "  op " << o.op
-      << (o.op == "AA" ? " (C = A*A, MatMatMult)" : o.op == "AtA" ? " (C = A^T*A, MatTransposeMatMult)" : " (C = A*B, MatMatMult)")
-      << ", P = " << P << " ranks, PETSc " << PETSC_VERSION_MAJOR << "." << PETSC_VERSION_MINOR << "."
-      << PETSC_VERSION_SUBMINOR << ", MAT_INITIAL_MATRIX, default fill, " << o.trials << " trials + 1 warm-up"
-      << (o.check ? ", --check" : "") << "\n"
-      << std::endl;
-
-  // ---- trials ------------------------------------------------------------------------------------
   Mat C = nullptr;
-  std::vector<double> times;
-  for (int t = 0; t <= o.trials; ++t) {
-    if (C) check(MatDestroy(&C), "MatDestroy");
-    MPI_Barrier(PETSC_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    if (o.op == "AtA")
-      check(MatTransposeMatMult(A, A, MAT_INITIAL_MATRIX, kDefaultFill, &C), "MatTransposeMatMult");
-    else
-      check(MatMatMult(A, o.op == "AB" ? B : A, MAT_INITIAL_MATRIX, kDefaultFill, &C), "MatMatMult");
-    const double w = allMax(MPI_Wtime() - t0);
-    if (w > 2.0)
-      out << "  " << (t == 0 ? std::string("warm-up") : "trial " + std::to_string(t) + "/" + std::to_string(o.trials))
-          << ": " << std::fixed << std::setprecision(2) << w << " s" << std::defaultfloat << std::endl;
-    if (t > 0) times.push_back(w);
-  }
-  const double time_s = median(times);
-
-  // ---- C: size and checksums (sum of all values, Frobenius norm) ----------------------------------
+  Result r;
+  r.time_s = timeTrials(o, A, B, &C, out);
   const Csr mine = localRows(C);
-  double loc[2] = {0, 0}, glob[2];
-  for (double v : mine.val) {
-    loc[0] += v;
-    loc[1] += v * v;
-  }
-  MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD);
-  long long nnzMine = mine.nnz(), nnzC = 0;
-  MPI_Allreduce(&nnzMine, &nnzC, 1, MPI_LONG_LONG, MPI_SUM, PETSC_COMM_WORLD);
-  const double peak = allMax(peakRssMb());  // before --check adds the reference
-
-  std::string checkResult = "off";
-  long long mismatches = 0;
-  if (o.check) {
-    const Csr all = gatherOnRoot(mine, o.op == "AtA" ? dims[1] : dims[0], rank, P);
-    if (rank == 0) {
-      const Csr At = o.op == "AtA" ? petsc_peer::transpose(fullA) : Csr();
-      const auto ref = petsc_peer::referenceProduct(o.op == "AtA" ? At : fullA, o.op == "AB" ? fullB : fullA);
-      std::string first;
-      mismatches = petsc_peer::compareWithReference(ref, all, &first);
-      if (mismatches)
-        err << "petsc-matmult: --check: PETSc's C differs from the reference in " << mismatches
-            << " rows; first: " << first << std::endl;
-    }
-    MPI_Bcast(&mismatches, 1, MPI_LONG_LONG, 0, PETSC_COMM_WORLD);
-    checkResult = mismatches ? "FAIL" : "pass";
-  }
-
-  out << std::left << std::setw(8) << "algo" << std::right << std::setw(9) << "time_s" << std::setw(12) << "nnz(C)"
-      << std::setw(14) << "flops" << std::setw(8) << "RSS MB" << std::setw(7) << "check" << std::setw(24)
-      << "sum(C)" << std::setw(24) << "||C||_F" << "\n"
-      << std::left << std::setw(8) << "petsc" << std::right << std::fixed << std::setprecision(3) << std::setw(9)
-      << time_s << std::setw(12) << nnzC << std::setw(14) << flops << std::setw(8) << std::setprecision(0) << peak
-      << std::setw(7) << checkResult << std::defaultfloat << std::setprecision(17) << std::setw(24) << glob[0]
-      << std::setw(24) << std::sqrt(glob[1]) << "\n"
-      << "Time: median over trials of the max over ranks [s]. RSS: process peak, max over ranks "
-         "(rank 0 held the whole input while reading, as trident-bench's reader does).\n"
-      << std::endl;
-
-  // ---- CSV (rank 0 appends; trident-bench's columns, phases and link bytes not measured: 0) ---------
-  int csvFailed = 0;
-  if (!o.csv.empty() && rank == 0) {
-    struct stat sb;
-    const bool fresh = stat(o.csv.c_str(), &sb) != 0 || sb.st_size == 0;
-    std::ofstream f(o.csv, std::ios::app);
-    if (!f) {
-      std::cerr << "petsc-matmult: cannot open --csv=" << o.csv << " for appending" << std::endl;
-      csvFailed = 1;
-    } else {
-      if (fresh)
-        f << "algo,matrix,op,P,ranks_per_group,permute,time_s,time_in_s,time_gi_s,time_li_s,time_local_s,time_out_s,"
-             "gi_bytes_max,gi_bytes_total,li_bytes_max,li_bytes_total,nnz_a,nnz_c,flops,peak_rss_mb,check,time_wait_s\n";
-      f << "petsc," << name << "," << o.op << "," << P << "," << o.ranks_per_group << ",none," << std::setprecision(6)
-        << time_s << ",0,0,0,0,0,0,0,0,0," << nnzA << "," << nnzC << "," << flops << "," << std::fixed
-        << std::setprecision(1) << peak << "," << checkResult << ",0\n";
-      if (!f) csvFailed = 1;
-    }
-  }
-  MPI_Bcast(&csvFailed, 1, MPI_INT, 0, PETSC_COMM_WORLD);
+  summarize(mine, r);
+  if (o.check) checkAgainstReference(o, in, mine, rank, P, err, r);
+  printResult(out, r, in.flops);
+  const int csvFailed = writeCsv(o, name, rank, P, in, r);
 
   check(MatDestroy(&C), "MatDestroy");
   if (B) check(MatDestroy(&B), "MatDestroy");
   check(MatDestroy(&A), "MatDestroy");
-  if (mismatches) {
+  if (r.mismatches) {
     err << "petsc-matmult: --check FAILED" << std::endl;
     return 1;
   }

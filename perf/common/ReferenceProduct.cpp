@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace petsc_peer {
+namespace peers {
 
 Reference referenceProduct(const Csr& A, const Csr& B) {
   if (A.cols != B.rows)
@@ -72,4 +72,4 @@ long long compareWithReference(const Reference& ref, const Csr& C, std::string* 
   return bad;
 }
 
-}  // namespace petsc_peer
+}  // namespace peers
