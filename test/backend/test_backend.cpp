@@ -5,12 +5,16 @@
 // travels differs), and a kept state (a plan) must reproduce new values through the kernel's
 // handle (symbolic once, numeric after).
 // Through the drop-in, "trident: device" = "host" is the default's product, and "cuda" is refused
-// with InvalidInput on every rank where some rank has no GPU (or CUDA is not built in).
+// with InvalidInput on every rank where some rank has no GPU (or CUDA is not built in). The
+// registries hold the backends and kernels this build has, with their available() answers, and
+// unknown names throw with the names the build has.
 //   test_backend   (run at P = 1, 2, 4; every lambda dividing P)
 #include <Tpetra_Core.hpp>
 
+#include <algorithm>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -234,6 +238,69 @@ void runDeviceOption(Tally& tally) {
   }
 }
 
+bool hasName(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The invalid_argument message of f, or "" when it throws none.
+template <class F>
+std::string invalidArgument(F f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The registered backends and kernels: the host ones always there and available, the CUDA ones
+// there exactly in CUDA builds and available exactly where this rank sees a GPU.
+void checkRegistered(Tally& tally) {
+  const std::vector<std::string> devices = backendDeviceNames(), kernels = localKernelNames();
+  tally.check(!devices.empty() && devices.front() == "host" && backendAvailable("host"),
+              "registry: \"host\" is the first backend, always available");
+  tally.check(!kernels.empty() && kernels.front() == "gustavson", "registry: \"gustavson\" is the first kernel");
+  for (const char* k : {"gustavson", "kokkoskernels", "reference"})
+    tally.check(hasName(kernels, k) && localKernelAvailable(k), std::string("registry: host kernel ") + k +
+                                                                     " registered and available");
+  bool cuda_built = false, gpu = false;
+#ifdef TRIDENT_HAVE_CUDA
+  cuda_built = true;
+  gpu = cudaDeviceCount() > 0;
+#endif
+  tally.check(hasName(devices, "cuda") == cuda_built && hasName(kernels, "cusparse") == cuda_built,
+              "registry: \"cuda\" and \"cusparse\" registered exactly in CUDA builds");
+  tally.check(backendAvailable("cuda") == gpu && localKernelAvailable("cusparse") == gpu,
+              "registry: \"cuda\" and \"cusparse\" available exactly where this rank sees a GPU");
+  tally.check(!backendAvailable("nope") && !localKernelAvailable("nope"), "registry: unknown names unavailable");
+  tally.check(invalidArgument([] { makeBackend("nope", "gustavson"); }) ==
+                  "Trident: unknown device \"nope\" (this build has " +
+                      std::string(cuda_built ? "\"host\", \"cuda\")" : "\"host\")"),
+              "registry: an unknown device names the ones this build has");
+  const std::string kernel_error = invalidArgument([] { makeLocalSpGEMM("nope"); });
+  tally.check(kernel_error.rfind("Trident: unknown local kernel \"nope\" (this build has \"gustavson\", "
+                                 "\"kokkoskernels\", \"reference\"",
+                                 0) == 0,
+              "registry: an unknown kernel names the ones this build has", kernel_error);
+}
+
+// A kernel registered from outside the library: listed after the built-ins, asked for available(),
+// made by name, and replaced by a second registration of its name. Last in main: it stays listed.
+void checkRegisterKernel(Tally& tally) {
+  bool up = false;
+  registerLocalKernel({"test-kernel", [&up] { return up; }, [] { return makeLocalSpGEMM("reference"); }});
+  const std::vector<std::string> kernels = localKernelNames();
+  tally.check(kernels.front() == "gustavson" && kernels.back() == "test-kernel" &&
+                  !localKernelAvailable("test-kernel"),
+              "registerLocalKernel: listed after the built-ins, its available() asked");
+  up = true;
+  tally.check(localKernelAvailable("test-kernel") && makeBackend("host", "test-kernel")->kernel().name() == "reference",
+              "registerLocalKernel: available() asked on every call, made by name through the host backend");
+  registerLocalKernel({"test-kernel", [] { return true; }, [] { return makeLocalSpGEMM("gustavson"); }});
+  tally.check(localKernelNames().size() == kernels.size() && makeLocalSpGEMM("test-kernel")->name() == "gustavson",
+              "registerLocalKernel: a second entry of a name replaces the first");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -282,5 +349,7 @@ int main(int argc, char** argv) {
     runSumma(tally, pp.first);
   }
   runDeviceOption(tally);
+  checkRegistered(tally);
+  checkRegisterKernel(tally);
   return tally.finish();
 }

@@ -1,13 +1,12 @@
 // Differential test of the GPU backend against the host reference, core only (no Tpetra): random
 // operands (empty rows and operands, unsorted rows, exact cancellation), the cuSPARSE tile
 // multiply (symbolic + numeric, numeric again on new values), the K partial products summed on
-// the device; with MPI, also the NCCL Li allgather and the Gi transfer of device blocks. Structure
-// must match exactly, values within 1e-12 relative. Exit 77 (skipped) where there is no GPU.
+// the device; with MPI, also the NCCL Li allgather. Structure must match exactly, values within
+// 1e-12 relative. Exit 77 (skipped) where there is no GPU.
 #ifdef TRIDENT_TEST_WITH_MPI
 #include <mpi.h>
 
 #include <trident/cuda/NcclLiTransport.hpp>
-#include <trident/device/GiDeviceTransfer.hpp>
 #include <trident/device/NodeLocalRank.hpp>
 #endif
 
@@ -123,24 +122,6 @@ void tileMultiply(std::mt19937_64& rng) {
 
 #ifdef TRIDENT_TEST_WITH_MPI
 void transports(std::mt19937_64& rng, int devices_on_node) {
-  // Gi: ring of device blocks, direct when this MPI is CUDA-aware, and host-staged.
-  const int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
-  auto blockOf = [](int r) {
-    std::mt19937_64 g(77 + r);
-    return randomCsr(30 + r, 60, 0.1, g, false);
-  };
-  for (bool direct : {Trident::mpiIsCudaAware(), false}) {
-    Trident::GiDeviceTransfer gi(MPI_COMM_WORLD, direct);
-    const DeviceCsr out = Trident::toDeviceCsr(blockOf(rank), Trident::cudaDeviceMemory());
-    const Csr want = blockOf(prev);
-    DeviceCsr in = Trident::allocateDeviceCsr(Trident::cudaDeviceMemory(), want.nrows, want.ncols, want.nnz());
-    gi.postReceive(in, prev, 0);
-    gi.postSend(out, next, 0);
-    gi.waitAll();
-    std::string why;
-    check(same(want, Trident::toHostCsr(in), why),
-          std::string("Gi ring of device blocks, ") + (direct ? "direct" : "host-staged"), why);
-  }
   // Li: NCCL refuses two ranks of one communicator on the same GPU.
   int distinct = nranks <= devices_on_node ? 1 : 0;
   distinct = allRanks(distinct);

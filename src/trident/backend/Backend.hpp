@@ -4,6 +4,7 @@
 // between groups, and the memory space their blocks live in. The host backend (HostBackend.cpp)
 // is the reference; a device backend (src/trident/cuda) implements the same interface.
 #include <mpi.h>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,12 +51,28 @@ class Backend {
 };
 
 // "host" with the named local kernel (makeLocalSpGEMM's names); "cuda" in CUDA builds (throws
-// DeviceUnavailable where this rank has no GPU). Throws std::invalid_argument on unknown names.
+// DeviceUnavailable where this rank has no GPU). Throws std::invalid_argument on unknown names
+// (the message lists the ones this build has).
 std::unique_ptr<Backend> makeBackend(const std::string& device, const std::string& local_kernel);
 std::unique_ptr<Backend> makeHostBackend(const std::string& local_kernel);
-// The devices makeBackend knows in this build ("host", and "cuda" in CUDA builds).
+// The devices makeBackend knows in this build ("host", and "cuda" in CUDA builds), in the order
+// they registered.
 std::vector<std::string> backendDeviceNames();
-// Whether this rank can run the named backend now (false for "cuda" where it sees no GPU).
+// Whether this rank can run the named backend now (false for "cuda" where it sees no GPU, and for
+// names this build does not know).
 bool backendAvailable(const std::string& device);
+
+// A backend as the registry (BackendRegistry.cpp) holds it. Each backend's file registers its own
+// entry from a registerXxxBackend() function that src/CMakeLists.txt lists (see
+// BuiltinRegistrations.cpp.in); available() is asked each time, so it may look at the hardware.
+// make gets "trident: local kernel" (a backend with a kernel of its own may ignore it).
+struct BackendEntry {
+  std::string name;
+  std::function<bool()> available;
+  std::function<std::unique_ptr<Backend>(const std::string& local_kernel)> make;
+};
+// Adds a backend, or replaces the one of the same name. Not thread-safe: register before
+// multiplying.
+void registerBackend(BackendEntry entry);
 
 }  // namespace Trident

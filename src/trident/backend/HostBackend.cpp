@@ -31,4 +31,7 @@ std::unique_ptr<Backend> makeHostBackend(const std::string& local_kernel) {
   return std::make_unique<HostBackend>(local_kernel);
 }
 
+// Listed in src/CMakeLists.txt (TRIDENT_BACKEND_REGISTRARS); every build has it.
+void registerHostBackend() { registerBackend({"host", [] { return true; }, makeHostBackend}); }
+
 }  // namespace Trident

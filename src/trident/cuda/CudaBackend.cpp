@@ -1,9 +1,9 @@
 // The "cuda" backend ("trident: device" = "cuda"): the host algorithms' blocks multiplied on this
 // rank's GPU by the cuSPARSE kernel (partial products summed on the device), whole tiles gathered
 // over Li with NCCL, and MPI for the rest: Gi (GiFetch, host blocks) and Li's row-compressed and
-// needed-rows exchanges. Blocks cross PCIe once per multiply and per NCCL gather; tiles resident on
-// the device across rounds (DeviceCsr, GiDeviceTransfer) are not wired in yet. Plain C++ over
-// trident_cuda's headers, part of the core library in CUDA builds.
+// needed-rows exchanges. Blocks cross PCIe once per multiply and per NCCL gather (tiles do not stay
+// on the device between rounds). Plain C++ over trident_cuda's headers, part of the core library
+// in CUDA builds.
 #include <mpi.h>
 
 #include "trident/backend/Backend.hpp"
@@ -71,6 +71,11 @@ class CudaBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> makeCudaBackend() { return std::make_unique<CudaBackend>(); }
+// Listed in src/CMakeLists.txt (TRIDENT_BACKEND_REGISTRARS) when TRIDENT_ENABLE_CUDA is on. The
+// backend brings its own kernel (cusparse), so "trident: local kernel" does not reach it.
+void registerCudaBackend() {
+  registerBackend({"cuda", [] { return cudaDeviceCount() > 0; },
+                   [](const std::string&) -> std::unique_ptr<Backend> { return std::make_unique<CudaBackend>(); }});
+}
 
 }  // namespace Trident

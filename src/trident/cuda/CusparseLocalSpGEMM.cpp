@@ -1,10 +1,11 @@
 // The "cusparse" local kernel: Trident's host blocks multiplied on this rank's GPU (cuSPARSE
 // SpGEMM, partial products summed on the device). Part of the core library when
 // TRIDENT_ENABLE_CUDA is on; plain C++ over trident_cuda's headers (no CUDA header here). Blocks
-// cross PCIe once per call: this kernel is the drop-in for the host algorithms; device-resident
-// tiles across rounds use CusparseSpGEMM and the device transports directly.
+// cross PCIe once per call: this kernel is the drop-in for the host algorithms (tiles resident on
+// the device across rounds would call CusparseSpGEMM on DeviceCsr blocks directly).
 #include <mpi.h>
 
+#include "trident/cuda/CudaDevice.hpp"
 #include "trident/cuda/CusparseSpGEMM.hpp"
 #include "trident/device/DeviceSelection.hpp"
 #include "trident/device/NodeLocalRank.hpp"
@@ -14,7 +15,7 @@ namespace Trident {
 
 namespace {
 
-// One rank per GPU, chosen once per process from the node-local rank. makeLocalSpGEMM runs on
+// One rank per GPU, chosen once per process from the node-local rank. The kernel is made on
 // every rank at the same point of an algorithm, so the split below is collective as required.
 void activateDeviceOnce() {
   static const int device = [] {
@@ -60,5 +61,11 @@ class CusparseKernel final : public LocalSpGEMM {
 }  // namespace
 
 std::unique_ptr<LocalSpGEMM> makeCusparseKernel() { return std::make_unique<CusparseKernel>(); }
+
+// Listed in src/CMakeLists.txt (TRIDENT_LOCAL_KERNEL_REGISTRARS) when TRIDENT_ENABLE_CUDA is on.
+// Known to every CUDA build, available only where this rank sees a GPU.
+void registerCusparseKernel() {
+  registerLocalKernel({"cusparse", [] { return cudaDeviceCount() > 0; }, makeCusparseKernel});
+}
 
 }  // namespace Trident

@@ -405,6 +405,9 @@ class GustavsonKernel final : public LocalSpGEMM {
 };
 }  // namespace
 
-std::unique_ptr<LocalSpGEMM> makeGustavsonKernel() { return std::make_unique<GustavsonKernel>(); }
+// Listed in src/CMakeLists.txt (TRIDENT_LOCAL_KERNEL_REGISTRARS), first: the default kernel.
+void registerGustavsonKernel() {
+  registerLocalKernel({"gustavson", [] { return true; }, [] { return std::make_unique<GustavsonKernel>(); }});
+}
 
 }  // namespace Trident

@@ -1,43 +1,41 @@
-// The local kernels by the names "trident: local kernel" takes.
+// The local kernels by the names "trident: local kernel" takes. The registry knows no kernel by
+// itself: each kernel's file registers its entry (registerLocalKernel) from a registerXxxKernel()
+// function, and CMake generates the function that calls those of this build
+// (registerBuiltinLocalKernels, cmake/TridentRegistrations.cmake). Calling them from generated
+// code, rather than from static registrar objects, is what keeps them in a static link: nothing
+// would refer to a registrar object, so the linker would drop its file from libtrident_core.a, in
+// this build and in a project linking the installed package alike.
 #include <stdexcept>
 
+#include "trident/core/NamedRegistry.hpp"
 #include "trident/local/LocalSpGEMM.hpp"
 
 namespace Trident {
 
-std::unique_ptr<LocalSpGEMM> makeReferenceKernel();      // ReferenceSpGEMM.cpp
-std::unique_ptr<LocalSpGEMM> makeGustavsonKernel();      // GustavsonSpGEMM.cpp
-std::unique_ptr<LocalSpGEMM> makeKokkosKernelsKernel();  // KokkosKernelsSpGEMM.cpp (Kokkos::Serial)
-#ifdef TRIDENT_HAVE_CUDA
-std::unique_ptr<LocalSpGEMM> makeCusparseKernel();  // src/trident/cuda; throws DeviceUnavailable without a GPU
-int cudaDeviceCount();                              // src/trident/cuda/CudaDevice.hpp
-#endif
+void registerBuiltinLocalKernels();  // generated: BuiltinRegistrations.cpp.in
 
-std::vector<std::string> localKernelNames() {
-#ifdef TRIDENT_HAVE_CUDA
-  return {"gustavson", "kokkoskernels", "reference", "cusparse"};
-#else
-  return {"gustavson", "kokkoskernels", "reference"};
-#endif
+namespace {
+
+NamedRegistry<LocalKernelEntry>& kernels() {
+  static NamedRegistry<LocalKernelEntry> registry(registerBuiltinLocalKernels);
+  return registry;
 }
 
+}  // namespace
+
+void registerLocalKernel(LocalKernelEntry entry) { kernels().add(std::move(entry)); }
+
+std::vector<std::string> localKernelNames() { return kernels().names(); }
+
 bool localKernelAvailable(const std::string& name) {
-#ifdef TRIDENT_HAVE_CUDA
-  if (name == "cusparse") return cudaDeviceCount() > 0;
-#endif
-  for (const auto& known : localKernelNames())
-    if (known == name) return true;
-  return false;
+  const auto entry = kernels().find(name);
+  return entry && entry->available();
 }
 
 std::unique_ptr<LocalSpGEMM> makeLocalSpGEMM(const std::string& name) {
-  if (name == "reference") return makeReferenceKernel();
-  if (name == "gustavson") return makeGustavsonKernel();
-  if (name == "kokkoskernels") return makeKokkosKernelsKernel();
-#ifdef TRIDENT_HAVE_CUDA
-  if (name == "cusparse") return makeCusparseKernel();
-#endif
-  throw std::invalid_argument("Trident: unknown local kernel \"" + name + "\"");
+  if (const auto entry = kernels().find(name)) return entry->make();
+  throw std::invalid_argument("Trident: unknown local kernel \"" + name + "\" (this build has " +
+                              kernels().quotedNames() + ")");
 }
 
 }  // namespace Trident

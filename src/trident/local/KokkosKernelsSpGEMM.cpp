@@ -1,6 +1,6 @@
 // The "kokkoskernels" local kernel: KokkosKernels SpGEMM (symbolic, then numeric) over unmanaged
 // views of Trident's CSR arrays (no copies in), on a host execution space given as a template
-// parameter. The registry (KernelRegistry.cpp) instantiates it on Kokkos::Serial, the only one
+// parameter. Its registration (end of this file) instantiates it on Kokkos::Serial, the only one
 // Debian's Kokkos has; results depend on the space only through KokkosKernels' accumulation.
 #include <Kokkos_Core.hpp>
 #include <KokkosKernels_Handle.hpp>
@@ -60,8 +60,10 @@ class KokkosKernelsKernel final : public LocalSpGEMM {
 
 }  // namespace
 
-std::unique_ptr<LocalSpGEMM> makeKokkosKernelsKernel() {
-  return std::make_unique<KokkosKernelsKernel<Kokkos::Serial>>();
+// Listed in src/CMakeLists.txt (TRIDENT_LOCAL_KERNEL_REGISTRARS).
+void registerKokkosKernelsKernel() {
+  registerLocalKernel({"kokkoskernels", [] { return true; },
+                       [] { return std::make_unique<KokkosKernelsKernel<Kokkos::Serial>>(); }});
 }
 
 }  // namespace Trident

@@ -1,8 +1,8 @@
 #pragma once
 // Local (single-rank) sparse kernels behind one interface, Ginkgo style: a plain reference
 // implementation that every fast kernel is tested against, and the fast ones (gustavson and
-// KokkosKernels on the host, cuSPARSE in CUDA builds), by name from KernelRegistry.cpp. A
-// Backend (src/trident/backend) hands the algorithms one of them.
+// KokkosKernels on the host, cuSPARSE in CUDA builds), each registered by its own file and made
+// by name through KernelRegistry.cpp. A Backend (src/trident/backend) hands the algorithms one.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -79,12 +79,27 @@ class LocalSpGEMM {
                        bool assign = false);
 };
 
-// "gustavson" | "kokkoskernels" | "reference". Throws on unknown names.
+// The local kernels by name: "gustavson" | "kokkoskernels" | "reference", and "cusparse" in CUDA
+// builds. Throws std::invalid_argument on names this build does not know (the message lists the
+// ones it does); a known kernel this rank cannot run throws from its own constructor
+// (DeviceUnavailable for "cusparse" without a GPU).
 std::unique_ptr<LocalSpGEMM> makeLocalSpGEMM(const std::string& name);
+// The names this build knows, in the order they registered (the default, "gustavson", first).
 std::vector<std::string> localKernelNames();
 // Whether this rank can run the named kernel now (false for "cusparse" where it sees no GPU, and
 // for names this build does not know).
 bool localKernelAvailable(const std::string& name);
+
+// A kernel as the registry (KernelRegistry.cpp) holds it. Each kernel's file registers its own
+// entry from a registerXxxKernel() function that src/CMakeLists.txt lists (see
+// BuiltinRegistrations.cpp.in); available() is asked each time, so it may look at the hardware.
+struct LocalKernelEntry {
+  std::string name;
+  std::function<bool()> available;
+  std::function<std::unique_ptr<LocalSpGEMM>()> make;
+};
+// Adds a kernel, or replaces the one of the same name. Not thread-safe: register before multiplying.
+void registerLocalKernel(LocalKernelEntry entry);
 
 // Plain Gustavson with a dense accumulator; rows sorted. The serial reference.
 Csr referenceMultiply(const Csr& A, const Csr& B);

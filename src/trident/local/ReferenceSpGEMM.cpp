@@ -164,6 +164,9 @@ class ReferenceKernel final : public LocalSpGEMM {
 };
 }  // namespace
 
-std::unique_ptr<LocalSpGEMM> makeReferenceKernel() { return std::make_unique<ReferenceKernel>(); }
+// Listed in src/CMakeLists.txt (TRIDENT_LOCAL_KERNEL_REGISTRARS).
+void registerReferenceKernel() {
+  registerLocalKernel({"reference", [] { return true; }, [] { return std::make_unique<ReferenceKernel>(); }});
+}
 
 }  // namespace Trident
