@@ -4,7 +4,7 @@
 #   1. builds the core-only GPU build (test/cuda/standalone: trident_device, trident_cuda, the
 #      differential test and the timing program; no Tpetra) for this machine's GPU;
 #   2. runs the differential test (cuSPARSE tile multiply, numeric recompute, device sums; with
-#      MPI also the Gi transfer of device blocks and, when every rank has its own GPU, the NCCL Li
+#      MPI, when every rank has its own GPU, the NCCL Li
 #      allgather) against the host reference for P = 1, and P = 2, 4 ranks sharing the GPU when
 #      the image has mpirun;
 #   3. times the tile multiply against bare cusparseSpGEMM on the same operands (table).
