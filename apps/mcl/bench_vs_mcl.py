@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """trident-mcl against Debian's mcl on one graph: time, peak RSS, identical clusters.
 
-Usage: bench_vs_mcl.py GRAPH.mtx --trident BUILD/apps/mcl/trident-mcl [--np 1,4] [--trials 3]
-                       [--mcl-trials N] [--undirected] [--workdir DIR] [-- extra trident-mcl options]
+Usage: bench_vs_mcl.py GRAPH.mtx --trident BUILD/apps/mcl/trident-mcl [--np 1,2] [--trials 3]
+                       [--mcl-threads 1,2] [--mcl-trials N] [--undirected] [--workdir DIR]
+                       [-- extra trident-mcl options]
 The graph is written once as mcl's native matrix (0-based, column j = node j's neighbours; a
 symmetric file expanded, --undirected adds the transpose of a general one), so both programs see
-the same matrix and the same labels. mcl runs single-threaded (-te 1) with the same explicit
-pruning parameters trident-mcl uses by default. CPU is user+system time of all processes
+the same matrix and the same labels. mcl runs with each of --mcl-threads (-te T; default 1 and
+the machine's cores, so that mcl and trident-mcl can be compared on the same cores) and the same
+explicit pruning parameters trident-mcl uses by default. "vs mcl" is against mcl on as many
+threads as the machine has cores (the largest of --mcl-threads). CPU is user+system time of all processes
 (MPI ranks spin while they wait, so it overstates P > 1). Peak RSS is /usr/bin/time's maximum resident set
 size: for mpirun it is the largest single process (one rank), which is what "per rank" means.
 """
@@ -83,7 +86,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('graph')
     ap.add_argument('--trident', required=True)
-    ap.add_argument('--np', default='1,4')
+    ap.add_argument('--np', default='1,2')
+    ap.add_argument('--mcl-threads', default='1,%d' % os.cpu_count())
     ap.add_argument('--trials', type=int, default=3)
     ap.add_argument('--undirected', action='store_true')
     ap.add_argument('--workdir', default='/tmp/trident-mcl-bench')
@@ -103,15 +107,17 @@ def main():
     pruning = ['-I', '2.0', '-P', '10000', '-S', '1100', '-R', '1400', '-pct', '90']
     nps = [int(x) for x in a.np.split(',')]
     mclTrials = 0 if a.skip_mcl else (a.trials if a.mcl_trials is None else a.mcl_trials)
-    # Trials alternate (mcl, P=1, P=4, mcl, ...) so that every program sees the same spells of the
-    # shared machine's load; CPU time too grows with the other cores' load (shared cache, memory).
-    runs = {'mcl': ([], [], [])}
+    threads = sorted({int(x) for x in a.mcl_threads.split(',')})
+    # Trials alternate (mcl -te 1, mcl -te 2, P=1, P=2, mcl ...) so that every program sees the
+    # same spells of the shared machine's load; CPU time too grows with the other cores' load.
+    runs = {('mcl', t): ([], [], []) for t in threads}
     runs.update({p: ([], [], []) for p in nps})
     mclout = os.path.join(a.workdir, name + '.mclout')
     for t in range(max(mclTrials, a.trials)):
         if t < mclTrials:
-            dt, rss, cpu, _ = timed(['mcl', mci, '-te', '1'] + pruning + ['-o', mclout], mclout + '.log')
-            for lst, x in zip(runs['mcl'], (dt, rss, cpu)): lst.append(x)
+            for th in threads:
+                dt, rss, cpu, _ = timed(['mcl', mci, '-te', str(th)] + pruning + ['-o', mclout], mclout + '.log')
+                for lst, x in zip(runs[('mcl', th)], (dt, rss, cpu)): lst.append(x)
         if t < a.trials:
             for p in nps:
                 out = os.path.join(a.workdir, '%s.trident.np%d' % (name, p))
@@ -120,9 +126,10 @@ def main():
                 dt, rss, cpu, log = timed(cmd, out + '.log')
                 for lst, x in zip(runs[p], (dt, rss, cpu)): lst.append(x)
     if mclTrials:
-        ref = read_native_clusters(mclout)
-        ts, rs, cs = runs['mcl']
-        rows.append(('mcl', 1, statistics.median(ts), ts, max(rs), len(ref), '-', cs))
+        ref = read_native_clusters(mclout)  # mcl's clusters do not depend on its thread count
+        for th in threads:
+            ts, rs, cs = runs[('mcl', th)]
+            rows.append(('mcl -te %d' % th, th, statistics.median(ts), ts, max(rs), len(ref), '-', cs))
     for p in nps:
         ts, rs, cs = runs[p]
         got = read_label_clusters(os.path.join(a.workdir, '%s.trident.np%d' % (name, p)))
@@ -130,9 +137,10 @@ def main():
         rows.append(('trident-mcl P=%d' % p, p, statistics.median(ts), ts, max(rs), len(got), same, cs))
     print('graph %s: n=%d nnz=%d, %d trials, load %s' % (name, n, sum(len(c) for c in cols), a.trials,
           open('/proc/loadavg').read().split()[0]))
-    print('| program | wall median [s] | wall trials [s] | CPU median [s] | CPU trials [s] | vs mcl (wall / CPU) | peak RSS per process [MB] | clusters | identical to mcl |')
+    print('| program | wall median [s] | wall trials [s] | CPU median [s] | CPU trials [s] | vs mcl on all cores (wall / CPU) | peak RSS per process [MB] | clusters | identical to mcl |')
     print('|---|---|---|---|---|---|---|---|---|')
-    base = rows[0] if rows and rows[0][0] == 'mcl' else None
+    mclRows = [r for r in rows if r[0].startswith('mcl')]
+    base = mclRows[-1] if mclRows else None  # the most threads: the machine's cores
     for r in rows:
         cm = statistics.median(r[7])
         rel = '-' if base is None or r is base else '%.2f / %.2f' % (r[2] / base[2], cm / statistics.median(base[7]))
