@@ -12,6 +12,7 @@
 #include "Trident_AutoAlgorithm.hpp"
 #include "Trident_MapSameness.hpp"
 #include "Trident_MultiplyOptions.hpp"
+#include "Trident_OneRankProduct.hpp"
 #include "Trident_PatternFingerprint.hpp"
 #include "Trident_ProductCounts.hpp"
 #include "Trident_ResultAssembly.hpp"
@@ -236,6 +237,7 @@ struct MultiplyPlan::Impl {
   RankOf rank_of;
   int my_unit = 0, my_k = 0;
   bool aStays = false, bStays = false;  // "trident: slices" = "owners": the operand needs no moving in
+  bool oneRank = false;  // P = 1: no layout; execute reads the operands where they are (readsInPlace)
   AlgorithmState state;
   std::unique_ptr<tpetra::ResultAssembly> assembly;
   // The operands as the plan saw them, used by the first execute of a one-shot plan (Multiply):
@@ -258,6 +260,9 @@ struct MultiplyPlan::Impl {
                       CollectiveCheck& check, std::optional<std::size_t>& a_zeros);
   void choose(const crs_matrix_type& A, const crs_matrix_type& B, const CollectiveCheck& check, AutoInputs& in);
   void layOut(const crs_matrix_type& A, const crs_matrix_type& B);
+  bool readsInPlace(const crs_matrix_type* first_C);
+  bool executeOnOneRank(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C, bool fill,
+                        double t_start);
   void checkExecute(const crs_matrix_type& A, const crs_matrix_type& B, const crs_matrix_type& C);
   void executeTpetra(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C, bool fill,
                      const std::string& label, double t_start);
@@ -338,7 +343,7 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
   p.summa = p.opt.algorithm == Algorithm::Summa;
   p.stats.ranks_per_group = p.topology().ranks_per_group();
   // Past validation, a failure on one rank would leave the others waiting: end the job instead.
-  runOrAbort(p.world, "MultiplyPlan set-up", [&] { p.layOut(A, B); });
+  if (!p.readsInPlace(first_C)) runOrAbort(p.world, "MultiplyPlan set-up", [&] { p.layOut(A, B); });
   p.setup.total = MPI_Wtime() - t0;
 }
 
@@ -414,6 +419,40 @@ void MultiplyPlan::Impl::layOut(const crs_matrix_type& A, const crs_matrix_type&
   stats.rounds = L.grid.rounds;
   stats.owner_slices = aStays;
   keepFirstOperands(Ap, Bp, pos);
+}
+
+// At P = 1 nothing moves, and the 1 x 1 grid is the same product for Trident and SUMMA: a
+// one-shot product into a fresh C reads A and B where Tpetra keeps them and writes C's final
+// arrays (Trident_OneRankProduct.hpp), with no positions, layout or tiles, which were all copying
+// there (45% of tetdual:35's drop-in call). A kept plan keeps its tiles and value route (its
+// re-executes are values only), and other kernels and devices take tiles, so they lay out.
+bool MultiplyPlan::Impl::readsInPlace(const crs_matrix_type* first_C) {
+  oneRank = stats.P == 1 && !keep && !tA && !tB && !opt.permute && opt.local_kernel == "gustavson" &&
+            opt.device == "host" && first_C && !first_C->isFillComplete() && !first_C->hasColMap();
+  if (oneRank) {
+    stats.grid_rows = stats.grid_cols = stats.rounds = 1;
+    stats.owner_slices = !summa && opt.slices != SliceChoice::Balanced;  // as ownerCuts takes them at P = 1
+  }
+  return oneRank;
+}
+
+// False where the product needs the general path after all (another C than the plan was shown,
+// or maps whose columns the one-rank product cannot take as they are): the layout is made now,
+// its time counted in this execute's in phase.
+bool MultiplyPlan::Impl::executeOnOneRank(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C,
+                                          bool fill, double t_start) {
+  oneRank = false;
+  const bool fresh = !C.isFillComplete() && !C.hasColMap();
+  if (fresh && runOrAbort(world, "Trident multiply",
+                          [&] { return tpetra::multiplyOnOneRank(A, B, C, fill, opt.tpetra_params, stats); })) {
+    stats.times.total = MPI_Wtime() - t_start + setup.total;
+    ++executions;
+    return true;
+  }
+  const double t0 = MPI_Wtime();
+  runOrAbort(world, "MultiplyPlan set-up", [&] { layOut(A, B); });
+  stats.times.redistribute_in += MPI_Wtime() - t0;
+  return false;
 }
 
 // Global IDs -> positions. B's rows must be global IDs of op(A)'s domain map. With linear maps
@@ -550,6 +589,7 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     return;
   }
   Teuchos::TimeMonitor total_timer(*phaseTimer("Trident: total"));
+  if (p.oneRank && p.executeOnOneRank(A, B, C, call_FillComplete_on_result, t_start)) return;
   std::vector<std::uint64_t> sent(p.topo->P(), 0);
   OwnedTiles oneShotTiles = p.moveIn(A, B, sent);
   // Decided before the multiply: a values-only run needs no column indices in its block.

@@ -184,5 +184,21 @@ int main(int argc, char** argv) {
     expectInvalidInput(tally, "execute after an entry of the same A object became zero", "build a new plan",
                        [&] { plan.execute(*Aown, *B, *C); });
   }
+  // A one-shot plan shown a fresh C (at P = 1 it then lays out nothing and reads A and B where
+  // they are) but executed into another C, one with the product's pattern: it lays out then.
+  for (const char* algo : {"trident", "summa"}) {
+    auto params = Teuchos::rcp(new Teuchos::ParameterList);
+    params->set("trident: algorithm", std::string(algo));
+    auto shown = Teuchos::rcp(new crs_matrix_type(A->getRowMap(), 0));
+    Trident::MatrixMatrix::MultiplyPlan plan(*A, false, *B, false, params, false, shown.get());
+    auto filled = tpetraProduct(*A, false, *B, false);
+    filled->resumeFill();
+    filled->setAllToScalar(0.0);
+    filled->fillComplete(B->getDomainMap(), A->getRangeMap());
+    plan.execute(*A, *B, *filled);
+    std::string why;
+    tally.check(sameMatrix(gather(*tpetraProduct(*A, false, *B, false)), gather(*filled), why),
+                std::string(algo) + " one-shot plan executed into another C than it was shown", why);
+  }
   return tally.finish();
 }

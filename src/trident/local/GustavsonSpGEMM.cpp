@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "trident/core/HugePages.hpp"
+#include "trident/local/CsrView.hpp"
 #include "trident/local/LocalSpGEMM.hpp"
 #include "trident/local/RangeAccumulator.hpp"
 #include "trident/local/SortedRowAccumulator.hpp"
@@ -24,6 +25,10 @@ std::int64_t LocalProgressHook::everyWork() {
 }
 
 namespace {
+// The kernel's internals read either an owned block or a view of someone else's arrays.
+inline const int* colData(const Csr& M) { return M.col.data(); }
+inline const int* colData(const CsrView& M) { return M.col; }
+
 // Hypersparse operands: a block of B can be far wider than the columns it uses (with the G x 1
 // grid a tile is as wide as the matrix). The dense accumulator then runs over B's used columns,
 // renumbered in ascending order: the renumbering is monotone, so rows still come out sorted, and
@@ -34,19 +39,22 @@ struct CompressedColumns {
   std::vector<int> col;   // B's column indices, compressed
   // other_entries: what else the product's accumulator takes (the addends of multiplyAdd); when
   // they fill the width, compressing would only push the sum onto a slower path.
-  explicit CompressedColumns(const Csr& B, std::size_t other_entries = 0) {
+  template <class M>
+  explicit CompressedColumns(const M& B, std::size_t other_entries = 0) {
     const std::size_t nz = static_cast<std::size_t>(B.nnz());
     if (static_cast<std::size_t>(B.ncols) <= 4 * (nz + other_entries) + 4096) return;
     on = true;
-    used.assign(B.col.begin(), B.col.begin() + static_cast<std::ptrdiff_t>(nz));
+    used.assign(colData(B), colData(B) + nz);
     std::sort(used.begin(), used.end());
     used.erase(std::unique(used.begin(), used.end()), used.end());
     col.resize(nz);
     for (std::size_t q = 0; q < nz; ++q)
       col[q] = static_cast<int>(std::lower_bound(used.begin(), used.end(), B.col[q]) - used.begin());
   }
-  std::int64_t width(const Csr& B) const { return on ? static_cast<std::int64_t>(used.size()) : B.ncols; }
-  const int* columns(const Csr& B) const { return on ? col.data() : B.col.data(); }
+  template <class M>
+  std::int64_t width(const M& B) const { return on ? static_cast<std::int64_t>(used.size()) : B.ncols; }
+  template <class M>
+  const int* columns(const M& B) const { return on ? col.data() : colData(B); }
   int compressed(int c) const {
     return on ? static_cast<int>(std::lower_bound(used.begin(), used.end(), c) - used.begin()) : c;
   }
@@ -108,7 +116,8 @@ struct SinkOutput {
   Csr adopt(Csr&& whole) { return LocalSpGEMM::moveIntoSink(std::move(whole), sink, true); }
 };
 
-bool rowsSorted(const Csr& B, const int* bcol) {
+template <class M>
+bool rowsSorted(const M& B, const int* bcol) {
   for (std::int64_t r = 0; r < B.nrows; ++r)
     for (std::int64_t q = B.rowptr[r] + 1; q < B.rowptr[r + 1]; ++q)
       if (bcol[q - 1] > bcol[q]) return false;
@@ -117,8 +126,8 @@ bool rowsSorted(const Csr& B, const int* bcol) {
 
 // A's row r times B into acc, after addFirst(r, acc) has put its entries in. With sorted rows of B
 // the dense accumulator's column range is taken once per row of B.
-template <class Acc, class AddFirst>
-void addRow(const Csr& A, const Csr& B, const int* bcol, bool bSorted, std::int64_t r, Acc& acc, AddFirst&& addFirst) {
+template <class MA, class MB, class Acc, class AddFirst>
+void addRow(const MA& A, const MB& B, const int* bcol, bool bSorted, std::int64_t r, Acc& acc, AddFirst&& addFirst) {
   addFirst(r, acc);
   for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
     const double a = A.val[p];
@@ -146,8 +155,8 @@ void addRow(const Csr& A, const Csr& B, const int* bcol, bool bSorted, std::int6
 // three times: half the local phase on as-caida at P = 1). Capacity that is never written costs
 // address space only, not memory. Past kReserveLimit entries it falls back to doubling; an exact
 // symbolic pass would read A and B twice, which costs more on the sparse products this targets.
-template <class Output, class AddFirst, class RowWork, class Value>
-Csr accumulateRows(const Csr& A, const Csr& B, const int* bcol, std::int64_t width, std::uint64_t bound, Output&& out,
+template <class MA, class MB, class Output, class AddFirst, class RowWork, class Value>
+Csr accumulateRows(const MA& A, const MB& B, const int* bcol, std::int64_t width, std::uint64_t bound, Output&& out,
                    AddFirst&& addFirst, RowWork&& rowWork, Value&& value) {
   constexpr std::uint64_t kReserveLimit = std::uint64_t{1} << 28;
   Csr C(A.nrows, B.ncols);
@@ -178,15 +187,18 @@ Csr accumulateRows(const Csr& A, const Csr& B, const int* bcol, std::int64_t wid
 }
 
 // A's row r's multiply-adds with B.
+template <class MA, class MB>
 struct RowFlops {
-  const Csr& A;
-  const Csr& B;
+  const MA& A;
+  const MB& B;
   std::int64_t operator()(std::int64_t r) const {
     std::int64_t w = 0;
     for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) w += B.rowptr[A.col[p] + 1] - B.rowptr[A.col[p]];
     return w;
   }
 };
+template <class MA, class MB>
+RowFlops(const MA&, const MB&) -> RowFlops<MA, MB>;
 }  // namespace
 
 Csr gustavsonMultiply(const Csr& A, const Csr& B) {
@@ -284,6 +296,25 @@ Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Outp
   return accumulateRows(A, B, B.col.data(), B.ncols, bound, out, addEarlier, rowWork, withEarlier);
 }
 }  // namespace
+
+Csr gustavsonMultiplyInto(const CsrView& A, const CsrView& B, BlockSink& sink) {
+  if (A.ncols != B.nrows) throw std::invalid_argument("gustavson SpGEMM: A.ncols != B.nrows");
+  const CompressedColumns cc(B);
+  Csr C = accumulateRows(
+      A, B, cc.columns(B), cc.width(B), multiplyFlops(A, B), SinkOutput{sink},
+      [](std::int64_t, auto&) {}, RowFlops{A, B}, [](int, double v) { return v; });
+  if (cc.on) {
+    int* col = sink.col();
+    for (std::int64_t q = 0; q < C.nnz(); ++q) col[q] = cc.used[col[q]];
+  }
+  return C;
+}
+
+std::uint64_t multiplyFlops(const CsrView& A, const CsrView& B) {
+  std::uint64_t f = 0;
+  for (std::int64_t p = 0; p < A.nnz(); ++p) f += static_cast<std::uint64_t>(B.rowptr[A.col[p] + 1] - B.rowptr[A.col[p]]);
+  return f;
+}
 
 Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends) {
   return multiplyAddWith(A, B, std::move(addends), VectorOutput{});

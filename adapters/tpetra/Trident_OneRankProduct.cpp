@@ -1,0 +1,173 @@
+// The one-rank product: views of Tpetra's arrays in, C's final arrays out.
+#include "Trident_OneRankProduct.hpp"
+
+#include <Tpetra_Import.hpp>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "Trident_MapSameness.hpp"
+#include "Trident_ResultAssembly.hpp"
+#include "Trident_StoredZeros.hpp"
+#include "Trident_TpetraCompat.hpp"
+#include <trident/local/CsrView.hpp>
+#include <trident/stats/PhaseTimer.hpp>
+
+namespace Trident {
+namespace tpetra {
+
+namespace {
+
+using local_host_type = std::decay_t<decltype(std::declval<const crs_matrix_type&>().getLocalMatrixHost())>;
+using row_map_view = crs_matrix_type::local_graph_device_type::row_map_type::non_const_type;
+
+// Tpetra's row offsets are size_t; the kernel reads them as int64_t, the signed type of the same
+// width, which may alias them. Offsets past 2^63 cannot occur.
+CsrView viewOf(const local_host_type& M) {
+  using offset = std::remove_const_t<std::remove_pointer_t<decltype(M.graph.row_map.data())>>;
+  using index = std::remove_const_t<std::remove_pointer_t<decltype(M.graph.entries.data())>>;
+  static_assert(std::is_integral<offset>::value && sizeof(offset) == sizeof(std::int64_t),
+                "Tpetra's row offsets must be 64-bit integers to be read in place");
+  static_assert(std::is_same<index, int>::value, "Tpetra's local column indices must be int");
+  const auto* rowptr = reinterpret_cast<const std::int64_t*>(M.graph.row_map.data());
+  return {static_cast<std::int64_t>(M.numRows()), static_cast<std::int64_t>(M.numCols()), rowptr,
+          M.graph.entries.data(), M.values.data()};
+}
+
+// The local index in `to` of each local element of `from`; nothing when one is not in `to`. By
+// arithmetic where `to` is contiguous, as row and domain maps usually are.
+std::optional<std::vector<LO>> localIndicesIn(const map_type& from, const map_type& to) {
+  const auto n = static_cast<LO>(Compat::localNumElements(from));
+  const auto gids = Compat::localElementList(from);
+  const auto invalid = Teuchos::OrdinalTraits<LO>::invalid();
+  const bool contiguous = to.isContiguous();
+  const GO first = to.getMinGlobalIndex();
+  const auto size = static_cast<GO>(Compat::localNumElements(to));
+  std::vector<LO> lids(static_cast<std::size_t>(n));
+  for (LO c = 0; c < n; ++c) {
+    const GO g = gids[c];
+    lids[c] = !contiguous ? to.getLocalElement(g) : g >= first && g - first < size ? static_cast<LO>(g - first) : invalid;
+    if (lids[c] == invalid) return std::nullopt;
+  }
+  return lids;
+}
+
+// A's column c is B's local row rows[c] (empty: the same index). Nothing when a column is no row of B.
+std::optional<std::vector<int>> rowsOfB(const crs_matrix_type& A, const crs_matrix_type& B) {
+  if (locallySame(*A.getColMap(), *B.getRowMap())) return std::vector<int>();
+  std::optional<std::vector<LO>> rows = localIndicesIn(*A.getColMap(), *B.getRowMap());
+  if (!rows) return rows;
+  bool identity = true;
+  for (std::size_t c = 0; c < rows->size() && identity; ++c) identity = (*rows)[c] == static_cast<LO>(c);
+  if (identity) rows->clear();
+  return rows;
+}
+
+// B's column c is its domain map's local element lids[c] (empty: the same index); the columns
+// must ascend in the domain map, as Tpetra makes them, so that C's rows stay sorted once renumbered.
+std::optional<std::vector<LO>> domainLids(const crs_matrix_type& B) {
+  if (locallySame(*B.getColMap(), *B.getDomainMap())) return std::vector<LO>();
+  std::optional<std::vector<LO>> lids = localIndicesIn(*B.getColMap(), *B.getDomainMap());
+  for (std::size_t c = 1; lids && c < lids->size(); ++c)
+    if ((*lids)[c] <= (*lids)[c - 1]) return std::nullopt;
+  return lids;
+}
+
+// A's columns as B's rows, where they differ (A's row offsets and values are read as they are).
+std::vector<int> columnsAsRows(const CsrView& a, const std::vector<int>& rows) {
+  std::vector<int> col(static_cast<std::size_t>(rows.empty() ? 0 : a.nnz()));
+  for (std::size_t q = 0; q < col.size(); ++q) col[q] = rows[a.col[q]];
+  return col;
+}
+
+// A without its stored zeros (and with its columns as B's rows), where it has any.
+std::optional<Csr> ownCopyOfA(const CsrView& a, const std::vector<int>& rows, std::size_t zeros, std::int64_t nrowsB) {
+  if (zeros == 0) return std::nullopt;
+  Csr own(a.nrows, nrowsB);
+  own.col.reserve(static_cast<std::size_t>(a.nnz()) - zeros);
+  own.val.reserve(own.col.capacity());
+  for (std::int64_t r = 0; r < a.nrows; ++r) {
+    for (std::int64_t q = a.rowptr[r]; q < a.rowptr[r + 1]; ++q) {
+      if (a.val[q] == 0.0) continue;
+      own.col.push_back(rows.empty() ? a.col[q] : rows[a.col[q]]);
+      own.val.push_back(a.val[q]);
+    }
+    own.rowptr[r + 1] = static_cast<std::int64_t>(own.col.size());
+  }
+  return own;
+}
+
+// C's column map in Tpetra's convention (the used columns in domain-map order, all owned at
+// P = 1), C's columns renumbered to it in place, and the arrays and maps into C.
+void fillC(const Csr& shape, FinalArraysSink& sink, const crs_matrix_type& A, const crs_matrix_type& B,
+           const std::vector<LO>& lids, crs_matrix_type& C, bool fill_complete,
+           const Teuchos::RCP<Teuchos::ParameterList>& fill_params) {
+  const auto nnz = static_cast<std::size_t>(shape.nnz());
+  const auto ncols = static_cast<std::size_t>(shape.ncols);
+  int* const col = sink.col();
+  std::vector<LO> lid(ncols, 0);
+  for (std::size_t q = 0; q < nnz; ++q) lid[static_cast<std::size_t>(col[q])] = 1;
+  const auto domain = B.getDomainMap();
+  std::vector<GO> gids;
+  LO used = 0;
+  for (std::size_t c = 0; c < ncols; ++c) {
+    if (!lid[c]) continue;
+    gids.push_back(domain->getGlobalElement(lids.empty() ? static_cast<LO>(c) : lids[c]));
+    lid[c] = used++;
+  }
+  const bool whole = lids.empty() && static_cast<std::size_t>(used) == Compat::localNumElements(*domain);
+  if (!whole || used != static_cast<LO>(ncols))
+    for (std::size_t q = 0; q < nnz; ++q) col[q] = lid[static_cast<std::size_t>(col[q])];
+  const Teuchos::RCP<const map_type> colMap =
+      whole ? domain
+            : Teuchos::rcp<const map_type>(new map_type(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
+                                        Teuchos::ArrayView<const GO>(gids.data(), gids.size()),
+                                        domain->getIndexBase(), domain->getComm()));
+  row_map_view ptr(Kokkos::view_alloc(Kokkos::WithoutInitializing, "Trident: C"), shape.rowptr.size());
+  std::copy(shape.rowptr.begin(), shape.rowptr.end(), ptr.data());
+  C.replaceColMap(colMap);
+  C.setAllValues(ptr, sink.indices(nnz), sink.values(nnz));
+  if (!fill_complete) return;
+  using import_type = Tpetra::Import<LO, GO, Node>;
+  const Teuchos::RCP<const import_type> importer = whole ? Teuchos::null : Teuchos::rcp(new import_type(domain, colMap));
+  C.expertStaticFillComplete(domain, A.getRangeMap(), importer, Teuchos::null, fill_params);
+}
+
+}  // namespace
+
+bool multiplyOnOneRank(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C, bool fill_complete,
+                       const Teuchos::RCP<Teuchos::ParameterList>& fill_params, MultiplyStats& stats) {
+  const local_host_type a = A.getLocalMatrixHost(), b = B.getLocalMatrixHost();
+  std::optional<std::vector<int>> rows;
+  std::optional<std::vector<LO>> lids;
+  std::optional<Csr> ownA;
+  std::vector<int> colsAsRows;
+  {
+    // The in phase: only what differs from Tpetra's own arrays is formed (usually nothing).
+    PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
+    rows = rowsOfB(A, B);
+    lids = domainLids(B);
+    if (!rows || !lids) return false;
+    // Usually neither: A is read as it is. A copy of all of A had been 5% of hep-th's product.
+    ownA = ownCopyOfA(viewOf(a), *rows, storedZeros(A), static_cast<std::int64_t>(b.numRows()));
+    if (!ownA) colsAsRows = columnsAsRows(viewOf(a), *rows);
+  }
+  const CsrView bv = viewOf(b);
+  CsrView av = ownA ? CsrView::of(*ownA) : viewOf(a);
+  if (!colsAsRows.empty()) av.col = colsAsRows.data();
+  av.ncols = bv.nrows;  // A's columns are B's rows, of which A may use fewer
+  FinalArraysSink sink;
+  Csr shape;
+  {
+    PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
+    shape = gustavsonMultiplyInto(av, bv, sink);
+    stats.local_flops += multiplyFlops(av, bv);
+  }
+  stats.nnz_c_local = static_cast<std::uint64_t>(shape.nnz());
+  PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");
+  fillC(shape, sink, A, B, *lids, C, fill_complete, fill_params);
+  return true;
+}
+
+}  // namespace tpetra
+}  // namespace Trident
