@@ -260,6 +260,9 @@ struct MultiplyPlan::Impl {
                       CollectiveCheck& check, std::optional<std::size_t>& a_zeros);
   void choose(const crs_matrix_type& A, const crs_matrix_type& B, const CollectiveCheck& check, AutoInputs& in);
   void layOut(const crs_matrix_type& A, const crs_matrix_type& B);
+  // P = 1, one-shot, not transposed, host gustavson, a fresh C: execute may read the operands
+  // where they are (Trident_OneRankProduct); readsInPlace then skips the layout.
+  bool oneRankPossible(const crs_matrix_type* first_C) const;
   bool readsInPlace(const crs_matrix_type* first_C);
   bool executeOnOneRank(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C, bool fill,
                         double t_start);
@@ -368,11 +371,15 @@ AutoInputs MultiplyPlan::Impl::checkAll(const crs_matrix_type& A, const crs_matr
   // bound's own pass.
   if (!tA && A.isFillComplete() && keep) a_zeros = tpetra::storedZeros(A);
   AutoInputs in;
-  if (opt.algorithm == Algorithm::Auto)
+  if (opt.algorithm == Algorithm::Auto) {
+    // A product that will move nothing is predicted, and remembered, as such.
+    const bool inPlace = oneRankPossible(first_C);
+    const std::uint64_t context = rememberContext(opt) ^ (inPlace ? 0x1B1ACEull : 0ull);
     in = AutoInputs::gather(A, tA, B, tB, check, a_zeros,
-                            opt.remember_auto_choice ? std::optional<std::uint64_t>(rememberContext(opt)) : std::nullopt,
+                            opt.remember_auto_choice ? std::optional<std::uint64_t>(context) : std::nullopt,
                             opt.estimate_auto_choice);
-  else
+    if (inPlace) in.model = planner::movingNothing(in.model);
+  } else
     AutoInputs::holdPlaces(check);
   check.run(world);
   opt.requireAgreement(check);
@@ -426,9 +433,15 @@ void MultiplyPlan::Impl::layOut(const crs_matrix_type& A, const crs_matrix_type&
 // arrays (Trident_OneRankProduct.hpp), with no positions, layout or tiles, which were all copying
 // there (45% of tetdual:35's drop-in call). A kept plan keeps its tiles and value route (its
 // re-executes are values only), and other kernels and devices take tiles, so they lay out.
+bool MultiplyPlan::Impl::oneRankPossible(const crs_matrix_type* first_C) const {
+  int P = 0;
+  MPI_Comm_size(world, &P);
+  return P == 1 && !keep && !tA && !tB && !opt.permute && opt.local_kernel == "gustavson" && opt.device == "host" &&
+         first_C && !first_C->isFillComplete() && !first_C->hasColMap();
+}
+
 bool MultiplyPlan::Impl::readsInPlace(const crs_matrix_type* first_C) {
-  oneRank = stats.P == 1 && !keep && !tA && !tB && !opt.permute && opt.local_kernel == "gustavson" &&
-            opt.device == "host" && first_C && !first_C->isFillComplete() && !first_C->hasColMap();
+  oneRank = oneRankPossible(first_C);
   if (oneRank) {
     stats.grid_rows = stats.grid_cols = stats.rounds = 1;
     stats.owner_slices = !summa && opt.slices != SliceChoice::Balanced;  // as ownerCuts takes them at P = 1

@@ -136,6 +136,29 @@ void testEstimate() {
         "the estimate is usable with a large enough sample");
 }
 
+// A product that moves nothing (one rank reading A and B in place) is charged no entries moved
+// into tiles and C at the in-place cost; Tpetra's terms do not change.
+void testMovingNothing() {
+  const MachineModel m;
+  const MachineModel still = movingNothing(m);
+  Estimate tr, tp;
+  tr.algo = "trident";
+  tp.algo = "tpetra";
+  for (Estimate* e : {&tr, &tp}) {
+    e->flops_max = 4e6;
+    e->c_max = 3e6;
+    e->entries_max = 2e6;
+  }
+  Estimate tr2 = tr, tp2 = tp;
+  estimateTime(tr, 1, m);
+  estimateTime(tr2, 1, still);
+  estimateTime(tp, 1, m);
+  estimateTime(tp2, 1, still);
+  check(tr2.t_entries == 0 && tr.t_entries > 0 && tr2.t_kernel < tr.t_kernel,
+        "moving nothing: no entries into tiles, C at the in-place cost");
+  check(tp2.time_s == tp.time_s, "moving nothing: Tpetra's prediction unchanged");
+}
+
 void testRounds() {
   ReducedSummary r = asIfEveryRank(largeProduct(), 4);
   r.most.skipped = kSkippedEstimate;
@@ -200,6 +223,7 @@ int main() {
   testReduction();
   testBound();
   testEstimate();
+  testMovingNothing();
   testRounds();
   testUnions();
   testCounts();

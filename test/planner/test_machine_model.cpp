@@ -92,7 +92,9 @@ int main(int argc, char** argv) {
   const auto topo = Trident::cachedTopology(world(), lam);
   pl::GlobalCounts all = pl::reduceCounts(Trident::tpetra::localCounts(*A, *A, *topo), lam, world());
   all.owner_slices_possible = Trident::tpetra::ownerSlicesPossible(*topo, true, true);  // the defaults
-  const std::vector<pl::Estimate> est = pl::estimateAll(all, back);
+  // At P = 1 a one-shot product into a fresh C moves nothing (Trident_OneRankProduct), and the
+  // plan predicts it with the model of such a product.
+  const std::vector<pl::Estimate> est = pl::estimateAll(all, P == 1 ? pl::movingNothing(back) : back);
   int best = 0;
   for (int a = 1; a < 3; ++a)
     if (est[a].time_s < est[best].time_s) best = a;

@@ -80,6 +80,13 @@ void MachineModel::save(const std::string& path, const std::string& comment) con
   requireAll(static_cast<bool>(out), "machine model: cannot write '" + path + "'");
 }
 
+MachineModel movingNothing(const MachineModel& m) {
+  MachineModel r = m;
+  r.trident_entry_cost = r.summa_entry_cost = 0.0;
+  r.trident_c_cost = r.summa_c_cost = m.trident_owner_c_cost;
+  return r;
+}
+
 double predictTime(Prediction& pr, const MachineModel& m) {
   const std::size_t P = pr.gi_recv.size();
   const bool tpetra = pr.algo == "tpetra", summa = pr.algo == "summa";

@@ -75,6 +75,13 @@ struct MachineModel {
   void save(const std::string& path, const std::string& comment = "") const;
 };
 
+// The model of a product that moves nothing: on one rank a one-shot Trident or SUMMA product reads
+// A and B where Tpetra keeps them and its kernel writes C's final arrays (docs/design.md, "At P = 1
+// nothing is copied"), so no entry is moved into tiles and C costs what owner slices' C costs.
+// Without it auto charged tetdual:35's P = 1 product 0.19 s for copies that no longer happen and
+// kept Tpetra (0.098 s) over Trident (0.020 s).
+MachineModel movingNothing(const MachineModel& m);
+
 // Sets pr.time_s (for P ranks) and returns it.
 double predictTime(Prediction& pr, const MachineModel& model);
 
