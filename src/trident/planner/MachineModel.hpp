@@ -78,8 +78,8 @@ struct MachineModel {
 // The model of a product that moves nothing: on one rank a one-shot Trident or SUMMA product reads
 // A and B where Tpetra keeps them and its kernel writes C's final arrays (docs/design.md, "At P = 1
 // nothing is copied"), so no entry is moved into tiles and C costs what owner slices' C costs.
-// Without it auto charged tetdual:35's P = 1 product 0.19 s for copies that no longer happen and
-// kept Tpetra (0.098 s) over Trident (0.020 s).
+// The plain model would charge tetdual:35's P = 1 product 0.19 s for copies this path does not
+// make, and choose Tpetra (0.098 s) over it (0.020 s).
 MachineModel movingNothing(const MachineModel& m);
 
 // Sets pr.time_s (for P ranks) and returns it.
