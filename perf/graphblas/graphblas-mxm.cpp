@@ -29,6 +29,7 @@ extern "C" {
 #include <vector>
 
 #include "MatrixMarketCsr.hpp"
+#include "PeerOptions.hpp"
 #include "PeerReport.hpp"
 #include "ReferenceProduct.hpp"
 
@@ -40,11 +41,7 @@ void check(GrB_Info info, const char* what) {
   if (info != GrB_SUCCESS) throw std::runtime_error(std::string("GraphBLAS error ") + std::to_string(info) + " in " + what);
 }
 
-struct Options {
-  std::string matrix, matrixB, op = "AA", csv, name;
-  int trials = 3, ranks_per_group = 0, threads = 0;
-  bool check = false, help = false;
-};
+using Options = peers::PeerOptions;
 
 const char* const kUsage =
     "graphblas-mxm: SuiteSparse:GraphBLAS GrB_mxm on trident-bench's inputs (a peer in perf/peers.sh)\n"
@@ -60,48 +57,6 @@ const char* const kUsage =
     "  --name=NAME           matrix name in the output and CSV (default: the file name without .mtx)\n"
     "  --ranks-per-group=L   only recorded in the CSV, so that rows line up with trident-bench's\n";
 
-void toInt(const std::string& key, const std::string& v, int& out, std::vector<std::string>& errors) {
-  try {
-    size_t pos = 0;
-    out = std::stoi(v, &pos);
-    if (pos != v.size()) throw std::invalid_argument(v);
-  } catch (const std::exception&) {
-    errors.push_back("--" + key + " needs an integer, not '" + v + "'");
-  }
-}
-
-// Parses "--key=value" / "--flag"; returns the errors.
-std::vector<std::string> parseOptions(int argc, char** argv, Options& o) {
-  std::vector<std::string> errors;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto eq = a.find('=');
-    const std::string key = a.rfind("--", 0) == 0 ? a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2) : "";
-    const std::string val = eq == std::string::npos ? std::string() : a.substr(eq + 1);
-    const bool hasVal = eq != std::string::npos;
-    if (key == "help") o.help = true;
-    else if (key == "check" && !hasVal) o.check = true;
-    else if (key == "matrix" && hasVal) o.matrix = val;
-    else if (key == "matrix-b" && hasVal) o.matrixB = val;
-    else if (key == "op" && hasVal) o.op = val;
-    else if (key == "csv" && hasVal) o.csv = val;
-    else if (key == "name" && hasVal) o.name = val;
-    else if (key == "trials" && hasVal) toInt(key, val, o.trials, errors);
-    else if (key == "threads" && hasVal) toInt(key, val, o.threads, errors);
-    else if (key == "ranks-per-group" && hasVal) toInt(key, val, o.ranks_per_group, errors);
-    else errors.push_back("option '" + a + "' not recognized (see --help)");
-  }
-  if (o.help) return errors;
-  if (o.matrix.empty()) errors.push_back("--matrix=PATH.mtx is required");
-  else if (!peers::generatorSpecError(o.matrix).empty()) errors.push_back(peers::generatorSpecError(o.matrix));
-  if (o.op != "AA" && o.op != "AtA" && o.op != "AB") errors.push_back("--op must be AA, AtA or AB, not '" + o.op + "'");
-  if (o.op == "AB" && o.matrixB.empty()) errors.push_back("--op=AB needs --matrix-b=PATH.mtx");
-  if (o.op != "AB" && !o.matrixB.empty()) errors.push_back("--matrix-b is only for --op=AB");
-  if (o.trials < 1) errors.push_back("--trials must be >= 1");
-  if (o.threads < 0) errors.push_back("--threads must be >= 1");
-  if (o.ranks_per_group < 0) errors.push_back("--ranks-per-group must be >= 0");
-  return errors;
-}
 
 std::string dimsOf(const Csr& M) { return std::to_string(M.rows) + " x " + std::to_string(M.cols); }
 
@@ -259,7 +214,7 @@ int multiply(const Options& o, const std::string& name) {
 
 int main(int argc, char** argv) {
   Options o;
-  const auto errors = parseOptions(argc, argv, o);
+  const auto errors = peers::parsePeerOptions(argc, argv, o, {/*threads=*/true, /*single_dash_passed_on=*/false});
   if (o.help) {
     std::cout << kUsage;
     return 0;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "MatrixMarketCsr.hpp"
+#include "PeerOptions.hpp"
 #include "PeerReport.hpp"
 #include "ReferenceProduct.hpp"
 
@@ -44,11 +45,7 @@ void check(PetscErrorCode ierr, const char* what) {
   if (ierr) throw std::runtime_error(std::string("PETSc error ") + std::to_string(static_cast<int>(ierr)) + " in " + what);
 }
 
-struct Options {
-  std::string matrix, matrixB, op = "AA", csv, name;
-  int trials = 3, ranks_per_group = 0;
-  bool check = false, help = false;
-};
+using Options = peers::PeerOptions;
 
 const char* const kUsage =
     "petsc-matmult: PETSc MatMatMult on trident-bench's inputs (the peer in perf/peers.sh)\n"
@@ -64,46 +61,6 @@ const char* const kUsage =
     "  --ranks-per-group=L   only recorded in the CSV, so that rows line up with trident-bench's (PETSc has no groups)\n"
     "  Single-dash arguments go to PETSc (e.g. -mat_type, -log_view).\n";
 
-// Parses "--key=value" / "--flag"; returns the errors. Single-dash arguments belong to PETSc.
-std::vector<std::string> parseOptions(int argc, char** argv, Options& o) {
-  std::vector<std::string> errors;
-  auto toInt = [&](const std::string& key, const std::string& v, int& out) {
-    try {
-      size_t pos = 0;
-      out = std::stoi(v, &pos);
-      if (pos != v.size()) throw std::invalid_argument(v);
-    } catch (const std::exception&) {
-      errors.push_back("--" + key + " needs an integer, not '" + v + "'");
-    }
-  };
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a.rfind("--", 0) != 0) continue;
-    const auto eq = a.find('=');
-    const std::string key = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-    const std::string val = eq == std::string::npos ? std::string() : a.substr(eq + 1);
-    const bool hasVal = eq != std::string::npos;
-    if (key == "help") o.help = true;
-    else if (key == "check" && !hasVal) o.check = true;
-    else if (key == "matrix" && hasVal) o.matrix = val;
-    else if (key == "matrix-b" && hasVal) o.matrixB = val;
-    else if (key == "op" && hasVal) o.op = val;
-    else if (key == "csv" && hasVal) o.csv = val;
-    else if (key == "name" && hasVal) o.name = val;
-    else if (key == "trials" && hasVal) toInt(key, val, o.trials);
-    else if (key == "ranks-per-group" && hasVal) toInt(key, val, o.ranks_per_group);
-    else errors.push_back("option '" + a + "' not recognized (see --help)");
-  }
-  if (o.help) return errors;
-  if (o.matrix.empty()) errors.push_back("--matrix=PATH.mtx is required");
-  else if (!peers::generatorSpecError(o.matrix).empty()) errors.push_back(peers::generatorSpecError(o.matrix));
-  if (o.op != "AA" && o.op != "AtA" && o.op != "AB") errors.push_back("--op must be AA, AtA or AB, not '" + o.op + "'");
-  if (o.op == "AB" && o.matrixB.empty()) errors.push_back("--op=AB needs --matrix-b=PATH.mtx");
-  if (o.op != "AB" && !o.matrixB.empty()) errors.push_back("--matrix-b is only for --op=AB");
-  if (o.trials < 1) errors.push_back("--trials must be >= 1");
-  if (o.ranks_per_group < 0) errors.push_back("--ranks-per-group must be >= 0");
-  return errors;
-}
 
 double allMax(double v) {
   double r = v;
@@ -397,7 +354,7 @@ int run(int argc, char** argv) {
   std::ostream& err = rank == 0 ? std::cerr : nullStream;
 
   Options o;
-  const auto errors = parseOptions(argc, argv, o);
+  const auto errors = peers::parsePeerOptions(argc, argv, o, {/*threads=*/false, /*single_dash_passed_on=*/true});
   if (o.help) {
     out << kUsage;
     return 0;
