@@ -61,20 +61,21 @@ AutoChoice applied(const planner::AutoDecision& d, MultiplyStats& stats) {
 }
 
 // A choice every rank found in memory: its stats as they were, and that it was not worked out again.
-AutoChoice fromMemory(const RememberedChoice& r, MultiplyStats& stats) {
-  stats.auto_chosen = true;
-  stats.auto_path = AutoPath::Remembered;
-  stats.predicted_owner_slices = r.owner_slices;
-  stats.predicted_time = r.predicted_time;
-  stats.predicted_gi_bytes_recv = r.predicted_gi_bytes_recv;
-  stats.predicted_li_bytes_recv = r.predicted_li_bytes_recv;
+AutoChoice fromMemory(RememberedChoice r, MultiplyStats& stats) {
+  r.path = AutoPath::Remembered;
   // "chose X;" first, as every reason; then that it was not worked out again this time.
   const std::size_t head = r.reason.find(';');
-  stats.auto_reason = r.reason.substr(0, head) +
-                      "; remembered from an earlier call on the same operands, not estimated or counted again;" +
-                      (head == std::string::npos ? std::string() : r.reason.substr(head + 1));
-  return choiceOf(r.algorithm, r.owner_slices);
+  r.reason = r.reason.substr(0, head) +
+             "; remembered from an earlier call on the same operands, not estimated or counted again;" +
+             (head == std::string::npos ? std::string() : r.reason.substr(head + 1));
+  return applied(r, stats);
 }
+
+// A decision and the choice applied from it (the decision is what a remembered choice keeps).
+struct Decided {
+  planner::AutoDecision decision;
+  AutoChoice choice;
+};
 
 // The collective steps between the decisions that need no counting.
 struct WithoutCounting {
@@ -127,9 +128,9 @@ struct WithoutCounting {
 
 // Exact counts: each rank's multiply-adds, C's entries from sketches and Tpetra's import (one
 // import of B's row lengths, one allreduce), then the least predicted time.
-AutoChoice byCounting(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
-                      MPI_Comm comm, const Topology& topo, const AutoInputs& in, const std::string& learnt,
-                      MultiplyStats& stats) {
+Decided byCounting(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
+                   MPI_Comm comm, const Topology& topo, const AutoInputs& in, const std::string& learnt,
+                   MultiplyStats& stats) {
   // A transposed A with rows distributed as B's (P^T*(A*P) in MueLu) is counted without forming
   // A^T, which would cost about what the product does; other transposes are formed.
   const bool cheapTranspose = in.transposed_a_on_b_rows;
@@ -161,7 +162,8 @@ AutoChoice byCounting(const crs_matrix_type& A, bool transposeA, const crs_matri
   }
   const planner::AutoDecision d =
       planner::decideByCounts(all, in.model, learnt, mine.tpetra_gi_bytes, mine.tpetra_li_bytes);
-  AutoChoice choice = applied(d, stats);
+  Decided r{d, applied(d, stats)};
+  AutoChoice& choice = r.choice;
   if (d.algorithm == planner::ChosenAlgorithm::Tpetra && !cheapTranspose) {
     MultiplyStats t;
     t.local_flops = static_cast<std::uint64_t>(mine.flops);
@@ -172,22 +174,7 @@ AutoChoice byCounting(const crs_matrix_type& A, bool transposeA, const crs_matri
     choice.tpetra_counts = t;
   }
   if (rowWork) choice.row_work = std::move(work);
-  return choice;
-}
-
-// On a repeated call the look-up's hash (microseconds) replaces the bound's pass, the estimate
-// (computed beside the bound, for the one reduction) and the choice, 0.1 ms a call on Pd's 1.3 ms
-// product at P = 4, 0.1-0.6 ms on the estimated ones.
-void remember(const crs_matrix_type& A, bool transposeA, const crs_matrix_type& B, bool transposeB,
-              const AutoInputs& in, const AutoChoice& choice, const MultiplyStats& stats) {
-  RememberedChoice r;
-  r.algorithm = choice.algorithm;
-  r.owner_slices = choice.owner_slices;
-  r.predicted_time = stats.predicted_time;
-  r.predicted_gi_bytes_recv = stats.predicted_gi_bytes_recv;
-  r.predicted_li_bytes_recv = stats.predicted_li_bytes_recv;
-  r.reason = stats.auto_reason;
-  rememberChoice(A, transposeA, B, transposeB, *in.memory_context, in.a_zeros, r);
+  return r;
 }
 
 }  // namespace
@@ -203,10 +190,13 @@ AutoChoice chooseAlgorithm(const crs_matrix_type& A, bool transposeA, const crs_
   AutoInputs agreed = in;
   planner::AutoOutcome o = cheap.decideInRounds(agreed);
   if (!o.decision) o.decision = cheap.byUnions(agreed, o.unsettled);
-  const AutoChoice choice = o.decision ? applied(*o.decision, stats)
-                                       : byCounting(A, transposeA, B, transposeB, comm, topology(), in, o.learnt(), stats);
-  if (in.memory_context) remember(A, transposeA, B, transposeB, in, choice, stats);
-  return choice;
+  Decided r = o.decision ? Decided{*o.decision, applied(*o.decision, stats)}
+                         : byCounting(A, transposeA, B, transposeB, comm, topology(), in, o.learnt(), stats);
+  // On a repeated call the look-up's hash (microseconds) replaces the bound's pass, the estimate
+  // (computed beside the bound, for the one reduction) and the choice, 0.1 ms a call on Pd's 1.3 ms
+  // product at P = 4, 0.1-0.6 ms on the estimated ones.
+  if (in.memory_context) rememberChoice(A, transposeA, B, transposeB, *in.memory_context, in.a_zeros, r.decision);
+  return std::move(r.choice);
 }
 
 }  // namespace MatrixMatrix

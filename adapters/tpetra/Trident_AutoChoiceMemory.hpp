@@ -21,17 +21,13 @@
 
 #include "Trident_MultiplyOptions.hpp"
 #include "Trident_TpetraTypes.hpp"
+#include <trident/planner/AutoDecision.hpp>
 
 namespace Trident {
 namespace MatrixMatrix {
 
-struct RememberedChoice {
-  Algorithm algorithm = Algorithm::Auto;
-  bool owner_slices = false;  // Trident: the slices the prediction was for
-  double predicted_time = 0;
-  std::uint64_t predicted_gi_bytes_recv = 0, predicted_li_bytes_recv = 0;
-  std::string reason;
-};
+// What auto decided, as it decided it: algorithm, slices, prediction and reason.
+using RememberedChoice = planner::AutoDecision;
 
 // context: everything besides the operands that the choice depends on (P, the parameters that
 // shape the groups and grid, the machine model's fingerprint), hashed by the caller.
