@@ -18,7 +18,10 @@
 # precedes Trident's in the same process and so also counts in Trident's RSS; the peers: against a
 # serial product); a failed check or differing nnz(C) is marked in the table.
 # Times: median over --trials of the max over ranks (GraphBLAS: of its one process).
-# Tri/best: Trident's time over the fastest peer's (PETSc, GraphBLAS 1 or N threads).
+# Drop-in: Trident::MatrixMatrix::Multiply with default parameters ("trident: algorithm" = "auto",
+# which may run Tpetra's Multiply), its choice remembered after the first trial as in an application.
+# Tri/best, Drop/best: Trident's and the drop-in's time over the fastest of Tpetra, PETSc and
+# GraphBLAS on 1 or N threads.
 # Environment: TRIDENT_BUILD_DIR (default build/), TRIDENT_MATRIX_DIR, TRIDENT_PEERS_TIMEOUT
 # (seconds per run, default 600). Logs go next to the CSV.
 set -euo pipefail
@@ -34,7 +37,7 @@ while [ $# -gt 0 ]; do
     --trials=*) trials=${1#*=} ;;
     --check) check=(--check) ;;
     --csv=*) csv_out=${1#*=} ;;
-    --help|-h) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help|-h) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     -*) echo "peers.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) matrices+=("$1") ;;
@@ -75,8 +78,10 @@ for spec in "${matrices[@]}"; do
   echo "peers.sh: $name" >&2
   "${mpi[@]}" "$bench" --matrix="$spec" --algos=tpetra "${common[@]}" "${dump[@]}" "${extra[@]}" > "$log.tpetra.log" 2>&1 \
     || echo "peers.sh: trident-bench --algos=tpetra failed on $spec (see $log.tpetra.log)" >&2
-  "${mpi[@]}" "$bench" --matrix="$spec" --algos=trident "${common[@]}" "${extra[@]}" > "$log.trident.log" 2>&1 \
-    || echo "peers.sh: trident-bench --algos=trident failed on $spec (see $log.trident.log)" >&2
+  for algo in trident auto; do
+    "${mpi[@]}" "$bench" --matrix="$spec" --algos=$algo "${common[@]}" "${extra[@]}" > "$log.$algo.log" 2>&1 \
+      || echo "peers.sh: trident-bench --algos=$algo failed on $spec (see $log.$algo.log)" >&2
+  done
   if [ -f "$file" ] && [ -x "$petsc" ]; then
     "${mpi[@]}" "$petsc" --matrix="$file" --name="$name" "${common[@]}" > "$log.petsc.log" 2>&1 \
       || echo "peers.sh: petsc-matmult failed on $file (see $log.petsc.log)" >&2
@@ -116,12 +121,12 @@ NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
   else { if ($c["P"] == 1) keep(m, "grb1"); if ($c["P"] == np) keep(m, "grbN") }
 }
 END {
-  title["tpetra"] = "Tpetra"; title["trident"] = "Trident"; title["petsc"] = "PETSc"
+  title["tpetra"] = "Tpetra"; title["trident"] = "Trident"; title["auto"] = "Drop-in"; title["petsc"] = "PETSc"
   title["grb1"] = "GrB 1t"; title["grbN"] = "GrB " np "t"
-  na = split("tpetra trident " peers, al, " ")
+  na = split("tpetra trident auto " peers, al, " ")
   printf "%-22s %10s %11s", "matrix", "nnz(A)", "nnz(C)"
   for (j = 1; j <= na; ++j) printf " %9s", title[al[j]] " s"
-  printf " %8s", "Tri/Tpe"; if (na > 2) printf " %8s", "Tri/best"
+  printf " %8s %8s %9s", "Tri/Tpe", "Tri/best", "Drop/best"
   for (j = 1; j <= na; ++j) printf " %10s", "RSS " title[al[j]]
   printf "\n"
   n = split(order, names, "\n")
@@ -134,13 +139,13 @@ END {
       if (nnzc == "") nnzc = x; else if (x != nnzc) note = note " nnz(C) of " al[j] " is " x
       if (ck == "FAIL") note = note " " al[j] " check FAILED"
       t = cell(m, al[j], "t")
-      if (j > 2 && t != "" && (best == "" || t + 0 < best + 0)) best = t
+      if ((j == 1 || j > 3) && t != "" && (best == "" || t + 0 < best + 0)) best = t
     }
     if (note != "") bad = 1
     printf "%-22s %10s %11s", m, nnza == "" ? "-" : nnza, nnzc == "" ? "-" : nnzc
     for (j = 1; j <= na; ++j) printf " %9s", fmt(cell(m, al[j], "t"))
     tr = cell(m, "trident", "t")
-    printf " %8s", ratio(tr, cell(m, "tpetra", "t")); if (na > 2) printf " %8s", ratio(tr, best)
+    printf " %8s %8s %9s", ratio(tr, cell(m, "tpetra", "t")), ratio(tr, best), ratio(cell(m, "auto", "t"), best)
     for (j = 1; j <= na; ++j) printf " %10s", cell(m, al[j], "rss") == "" ? "-" : cell(m, al[j], "rss")
     printf "%s\n", note == "" ? "" : "  !" note
   }

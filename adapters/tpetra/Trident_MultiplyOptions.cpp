@@ -47,6 +47,8 @@ void MultiplyOptions::readValues(const Teuchos::ParameterList& given, const Teuc
   fetch = str("trident: fetch") == "whole" ? Fetch::Whole : Fetch::Needed;
   const std::string sl = str("trident: slices");
   slices = sl == "balanced" ? SliceChoice::Balanced : sl == "owners" ? SliceChoice::Owners : SliceChoice::Auto;
+  const std::string bl = str("trident: blocks");
+  blocks = bl == "even" ? BlockChoice::Even : bl == "balanced" ? BlockChoice::Balanced : BlockChoice::Auto;
 }
 
 std::string toString(Algorithm a) {
@@ -102,6 +104,13 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
           "needs the rows grid, groups of consecutive ranks and no relabeling), or \"auto\" (default: owners when "
           "possible and its busiest rank has at most 2x the average work, else balanced)",
           rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("auto", "balanced", "owners"))));
+  pl->set("trident: blocks", std::string("auto"),
+          "how Trident cuts A's rows into the groups' blocks when its slices are not the owners' rows: \"even\" "
+          "(equal rows: under Tpetra's even row map each group's own rows, so A and C move only inside groups), "
+          "\"balanced\" (equal work: the rows that change group cross Gi both ways), or \"auto\" (default: balanced "
+          "when the busiest group has over 1.1x the average work, the machine model's Gi (TRIDENT_MACHINE_MODEL) "
+          "sends an entry of C faster than the kernel produces one, and no node runs more ranks than it has cores)",
+          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("auto", "even", "balanced"))));
   pl->set("trident: count bytes", true,
           "count the bytes and multiply-adds of a product that Tpetra's own Multiply does (\"trident: algorithm\" = "
           "\"tpetra\", or \"auto\" choosing it): exact, but one more import of B's row lengths per product; false "
@@ -173,7 +182,7 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
                          nameHash(o.local_kernel), static_cast<int>(o.grid), static_cast<int>(o.fetch),
                          static_cast<int>(o.slices), o.count_bytes ? 1 : 0, nameHash(o.device),
                          o.remember_auto_choice ? 1 : 0, static_cast<int>(o.gi_pacing),
-                         o.estimate_auto_choice ? 1 : 0};
+                         o.estimate_auto_choice ? 1 : 0, static_cast<int>(o.blocks)};
   o.slots_ = sizeof(v) / sizeof(v[0]);
   for (std::size_t t = 0; t < o.slots_; ++t) {
     const std::size_t slot = check.contribute(v[t]);

@@ -16,6 +16,7 @@ enum class Algorithm { Trident, Summa, Tpetra, Auto };
 enum class GridChoice { Auto, Square, Rows };
 enum class Fetch { Needed, Whole };
 enum class SliceChoice { Auto, Balanced, Owners };
+enum class BlockChoice { Auto, Even, Balanced };
 enum class GiPacing { Eager, Ready };
 
 // The defaults here are getValidParameters()'s (test_options checks that they agree); parse()
@@ -35,6 +36,9 @@ struct MultiplyOptions {
   Fetch fetch = Fetch::Needed;
   // Owner slices where they cost little imbalance (see ownerCuts in Trident_MultiplyPlan.cpp).
   SliceChoice slices = SliceChoice::Auto;
+  // A's row blocks cut by work where the groups are uneven and Gi is fast enough
+  // (planner/BlockBalance.hpp); not with owner slices.
+  BlockChoice blocks = BlockChoice::Auto;
   // Count Tpetra's import bytes and multiply-adds when Tpetra's Multiply runs (one more import).
   bool count_bytes = true;
   // "auto" reuses the choice it counted for the same operands in an earlier call

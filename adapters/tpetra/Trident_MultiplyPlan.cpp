@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include "Trident_AutoAlgorithm.hpp"
 #include "Trident_MapSameness.hpp"
@@ -23,7 +24,9 @@
 #include <trident/core/Errors.hpp>
 #include <trident/core/HeapRetention.hpp>
 #include <trident/grid/Topology.hpp>
+#include <trident/planner/BlockBalance.hpp>
 #include <trident/planner/Estimate.hpp>
+#include <trident/planner/MachineModel.hpp>
 #include <trident/partition/Layout.hpp>
 #include <trident/partition/Permutation.hpp>
 #include <trident/partition/Redistribute.hpp>
@@ -205,6 +208,34 @@ SliceCuts ownerCuts(SliceChoice choice, const TileGrid& grid, const Topology& to
     for (int r = 0; r <= P; ++r) cuts.b[r] = innerPos.begin(r);
   }
   return cuts;
+}
+
+// Some node of comm runs more ranks than it has cores (collective).
+bool ranksShareCores(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int ranks = 1;
+  MPI_Comm_size(node, &ranks);
+  MPI_Comm_free(&node);
+  return ranks > static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// "trident: blocks": the rule makeLayout asks once it knows the groups' work under even blocks
+// (planner/BlockBalance.hpp). One collective settles it, so that ranks whose machine model files
+// or core counts differ still cut alike, and a model file some rank cannot read fails on every rank.
+BlockRule blockRule(BlockChoice choice, MPI_Comm comm) {
+  if (choice == BlockChoice::Even) return {};
+  return [choice, comm](const std::vector<double>& groupWork) {
+    if (choice == BlockChoice::Balanced) return true;
+    std::string error;
+    const planner::MachineModel& model = MatrixMatrix::environmentModel(&error);
+    const bool shared = ranksShareCores(comm);
+    CollectiveCheck check;
+    check.failIf(!error.empty(), "Trident: \"trident: blocks\" = \"auto\": " + error);
+    const std::size_t slot = check.contribute(planner::balanceBlocks(groupWork, model, shared) ? 1 : 0);
+    check.run(comm);
+    return check.min(slot) == 1;
+  };
 }
 
 }  // namespace
@@ -425,6 +456,7 @@ void MultiplyPlan::Impl::layOut(const crs_matrix_type& A, const crs_matrix_type&
   stats.grid_cols = L.grid.cols;
   stats.rounds = L.grid.rounds;
   stats.owner_slices = aStays;
+  stats.blocks_by_work = !summa && !aStays && L.row_bounds != evenBounds(L.m, L.grid.rows);
   keepFirstOperands(Ap, Bp, pos);
 }
 
@@ -552,6 +584,7 @@ void MultiplyPlan::Impl::layTiles(const Positioned& pos, const RowWeights& w) {
   if (!summa)
     cuts = ownerCuts(opt.slices, grid, tp, opt.permute, *rowPos, pos.inner, bRow, w.a_work, world, &bStays);
   aStays = !cuts.a.empty();
+  if (!summa && !aStays) cuts.balance_blocks = blockRule(opt.blocks, world);
   L = makeLayout(grid, summa ? 1 : tp.ranks_per_group(), m, k, n, w.a_pos, w.a_work, w.b_pos, w.b_work, world, cuts);
   checkLocalIndexRange(L);  // before anything moves: tiles must fit 32-bit local indices
   const std::shared_ptr<const Topology> topoPtr = topo;

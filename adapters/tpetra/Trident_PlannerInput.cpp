@@ -675,6 +675,16 @@ const LoadedModel& modelFromEnvironment() {
   return cache.emplace(path, m).first->second;
 }
 
+}  // namespace
+
+const planner::MachineModel& environmentModel(std::string* error) {
+  const LoadedModel& loaded = modelFromEnvironment();
+  *error = loaded.error;
+  return loaded.model;
+}
+
+namespace {
+
 long long fingerprintOf(const planner::MachineModel& m) {
   static_assert(std::is_trivially_copyable<planner::MachineModel>::value, "the model is hashed as bytes");
   return agreementHash(&m, sizeof(m));

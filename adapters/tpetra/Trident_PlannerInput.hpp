@@ -129,6 +129,11 @@ LocalBoundInputs tightenedByUnions(const crs_matrix_type& A, const crs_matrix_ty
 
 namespace MatrixMatrix {
 
+// The machine model of TRIDENT_MACHINE_MODEL (each rank reads the file once per process and
+// path), or the built-in defaults when it is not set. A file that cannot be read: the defaults,
+// and its message in *error.
+const planner::MachineModel& environmentModel(std::string* error);
+
 // What "auto" needs before it counts, gathered locally so that the plan's one CollectiveCheck
 // carries it (each collective costs milliseconds on a loaded machine; MueLu's coarse products
 // cannot afford a broadcast for the model and a map comparison besides): every rank reads the

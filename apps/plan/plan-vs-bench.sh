@@ -13,7 +13,7 @@ trap 'rm -rf "$work"' EXIT
 status=0
 for m in "$@"; do
   $mpirun -np "$P" "$build/perf/trident-bench" --matrix="$m" --op="$op" --ranks-per-group="$lambda" --trials=1 \
-    --slices=balanced --csv="$work/bench.csv" > "$work/bench.log" 2>&1 || { cat "$work/bench.log"; exit 1; }
+    --slices=balanced --blocks=even --csv="$work/bench.csv" > "$work/bench.log" 2>&1 || { cat "$work/bench.log"; exit 1; }
   "$build/apps/plan/trident-plan" --matrix="$m" --op="$op" --ranks="$P" --ranks-per-group="$lambda" \
     --csv="$work/plan.csv" > "$work/plan.log" 2>&1 || { cat "$work/plan.log"; exit 1; }
 done

@@ -36,6 +36,7 @@ struct Options {
   std::string permute = "none";
   std::string grid = "auto";
   std::string slices = "auto";  // "trident: slices" (the drop-in's default)
+  std::string blocks = "auto";  // "trident: blocks" (the drop-in's default)
   std::string gi_pacing = "eager";
   std::string local_kernel = "gustavson";
   int trials = 3;
@@ -92,6 +93,7 @@ struct Result {
   long long nnz_c = 0;
   int ranks_per_group = 0;
   int grid_rows = 0, grid_cols = 0, rounds = 0;
+  bool owner_slices = false, blocks_by_work = false;  // trident: how its rows were cut
   double peak_rss_mb = 0;
   std::string check = "off";
   bool bytes_fallback = false, flops_fallback = false;

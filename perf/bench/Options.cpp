@@ -42,6 +42,7 @@ void addOptions(Teuchos::CommandLineProcessor& clp, Options& o) {
   clp.setOption("grid", &o.grid, "auto | square | rows (Trident's coarse grid of groups; see \"trident: grid\")");
   clp.setOption("gi-pacing", &o.gi_pacing, "eager | ready (when Trident's tiles start over Gi; see \"trident: gi pacing\")");
   clp.setOption("slices", &o.slices, "auto | balanced | owners (how Trident cuts tiles into slices; see \"trident: slices\")");
+  clp.setOption("blocks", &o.blocks, "auto | even | balanced (how Trident cuts A's rows into the groups' blocks; see \"trident: blocks\")");
   clp.setOption("trials", &o.trials, "timed trials per algorithm (plus one untimed warm-up)");
   clp.setOption("interleave", "no-interleave", &o.interleave,
                 "run trial t of every algorithm before trial t+1 of any, in an order shuffled per trial (fairer "
@@ -91,6 +92,8 @@ std::vector<std::string> optionErrors(const Options& o, const TridentPerf::Timer
     errors.push_back("--gi-pacing must be eager or ready, not '" + o.gi_pacing + "'");
   if (o.slices != "auto" && o.slices != "balanced" && o.slices != "owners")
     errors.push_back("--slices must be auto, balanced or owners, not '" + o.slices + "'");
+  if (o.blocks != "auto" && o.blocks != "even" && o.blocks != "balanced")
+    errors.push_back("--blocks must be auto, even or balanced, not '" + o.blocks + "'");
   if (o.permute != "none" && o.permute != "random")
     errors.push_back("--permute must be none or random, not '" + o.permute + "'");
   if (o.trials < 1) errors.push_back("--trials must be >= 1");
@@ -150,6 +153,7 @@ Teuchos::RCP<Teuchos::ParameterList> algorithmParams(const Options& o, const std
   pl->set("trident: permute", o.permute);
   if (algo == "trident" || algo == "auto") pl->set("trident: grid", o.grid);
   if (algo == "trident" || algo == "auto") pl->set("trident: slices", o.slices);
+  if (algo == "trident" || algo == "auto") pl->set("trident: blocks", o.blocks);
   if (algo == "trident" || algo == "auto") pl->set("trident: gi pacing", o.gi_pacing);
   if (algo != "tpetra") pl->set("trident: local kernel", o.local_kernel);
   pl->set("trident: permute seed", o.seed);

@@ -57,7 +57,11 @@ void printPlacement(std::ostream& out, const Baselines& b) {
         << b.summa->grid_cols << ", column r % " << b.summa->grid_cols << ")\n";
   if (b.trident)
     out << "Trident: " << b.trident->ranks_per_group << " ranks per group, coarse grid " << b.trident->grid_rows
-        << " x " << b.trident->grid_cols << ", " << b.trident->rounds << " rounds\n";
+        << " x " << b.trident->grid_cols << ", " << b.trident->rounds << " rounds, "
+        << (b.trident->owner_slices ? "slices at the owners' rows"
+                                    : b.trident->blocks_by_work ? "row blocks and slices cut by work"
+                                                                : "even row blocks, slices cut by work")
+        << "\n";
   out << "Times: median over trials of the max over ranks [s]; local = local multiply + accumulate; wait = for "
          "the slowest rank after the loop (its imbalance), before the out phase. "
          "Bytes received (Gi: between groups, Li: inside a group). RSS: process peak so far, max over ranks.\n\n";

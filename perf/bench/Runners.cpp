@@ -254,6 +254,8 @@ Result AlgorithmRuns::medianResult(const Runner& rn) const {
   r.grid_rows = last.max.grid_rows;
   r.grid_cols = last.max.grid_cols;
   r.rounds = last.max.rounds;
+  r.owner_slices = last.max.owner_slices;
+  r.blocks_by_work = last.max.blocks_by_work;
   return r;
 }
 

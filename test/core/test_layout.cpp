@@ -5,6 +5,8 @@
 // work, for several grids and lambda, with the rows spread over the ranks in a stride: any
 // distribution must give the same layout, and the same as one process holding every row (the
 // planner builds its layout on MPI_COMM_SELF). Blocks no rank holds a row of are cut evenly.
+// With a block rule (SliceCuts::balance_blocks) that asks for it, the row blocks are cut by work
+// too: the rule sees the even blocks' work, and every slice is then near the world's average.
 #include <mpi.h>
 
 #include <algorithm>
@@ -115,6 +117,39 @@ int main(int argc, char** argv) {
                 std::string(c.name) + ": the same layout from a strided distribution and from one process");
     // B's inner blocks stay even (A's column blocks must line up with them).
     tally.check(L.inner_bounds == evenBounds(k, c.grid.rounds), std::string(c.name) + ": inner blocks even");
+  }
+  for (const Case& c : cases) {
+    if (c.grid.rows < 2) continue;
+    std::vector<double> seen;
+    SliceCuts cuts;
+    cuts.balance_blocks = [&seen](const std::vector<double>& work) {
+      seen = work;
+      return true;
+    };
+    const Layout L = makeLayout(c.grid, c.slices, m, k, n, myPos, myW, bPos, bW, MPI_COMM_WORLD, cuts);
+    const std::vector<std::int64_t> even = evenBounds(m, c.grid.rows);
+    bool weightsRight = seen.size() == static_cast<std::size_t>(c.grid.rows);
+    for (int i = 0; i < c.grid.rows && weightsRight; ++i) weightsRight = seen[i] == weightOf(w, even[i], even[i + 1]);
+    tally.check(weightsRight, std::string(c.name) + ": the block rule sees the even blocks' work");
+    std::string why;
+    tally.check(structureOk(L, why), std::string(c.name) + ", blocks by work: row blocks are unions of ascending slices", why);
+    tally.check(L.row_bounds != even, std::string(c.name) + ", blocks by work: the blocks moved");
+    // Every slice within two of the heaviest bins (of any even block) of the world's average slice.
+    const double avg = weightOf(w, 0, m) / (c.grid.rows * c.slices);
+    double heaviestBin = 0, maxSlice = 0;
+    for (int i = 0; i < c.grid.rows; ++i) {
+      const Balance e = balanceOf(makeLayout(c.grid, c.slices, m, k, n, allPos, w, allPos, w, MPI_COMM_SELF), i, w);
+      heaviestBin = std::max(heaviestBin, e.heaviest_bin);
+      for (int t = 0; t < c.slices; ++t) maxSlice = std::max(maxSlice, weightOf(w, L.a_slice(i, t), L.a_slice(i, t + 1)));
+    }
+    tally.check(maxSlice <= avg + 2 * heaviestBin, std::string(c.name) + ", blocks by work: every slice near the average",
+                "heaviest " + std::to_string(maxSlice) + ", average " + std::to_string(avg));
+    SliceCuts no;
+    no.balance_blocks = [](const std::vector<double>&) { return false; };
+    const Layout kept = makeLayout(c.grid, c.slices, m, k, n, myPos, myW, bPos, bW, MPI_COMM_WORLD, no);
+    const Layout plain = makeLayout(c.grid, c.slices, m, k, n, myPos, myW, bPos, bW, MPI_COMM_WORLD);
+    tally.check(kept.row_bounds == plain.row_bounds && kept.a_slice_bounds == plain.a_slice_bounds,
+                std::string(c.name) + ": a rule that says no keeps the even layout");
   }
   {
     // No rows given (a layout of the index range only): even blocks and slices.

@@ -57,6 +57,7 @@ void runCase(const std::string& name, const crs_matrix_type& A, bool tA, const c
     std::string grid = "auto";
     std::string fetch = "needed";
     std::string slices = "auto";
+    std::string blocks = "auto";
   };
   std::vector<Variant> variants;
   for (int l : lambdas) variants.push_back({"trident", l, "none"});
@@ -68,9 +69,13 @@ void runCase(const std::string& name, const crs_matrix_type& A, bool tA, const c
   variants.push_back({"trident", lambdas.back(), "none", "auto", "needed", "owners"});
   variants.push_back({"trident", lambdas[0], "none", "rows", "whole", "owners"});
   variants.push_back({"trident", lambdas.back(), "none", "rows", "needed", "balanced"});
+  // Row blocks cut by work (C's rows may leave their owners' group), on both grids.
+  variants.push_back({"trident", lambdas[0], "none", "rows", "needed", "balanced", "balanced"});
+  variants.push_back({"trident", lambdas.back(), "none", "square", "whole", "balanced", "balanced"});
   if (with_permute) {
     variants.push_back({"trident", lambdas.size() > 1 ? lambdas[1] : lambdas[0], "random"});
     variants.push_back({"summa", lambdas[0], "random"});
+    variants.push_back({"trident", lambdas.back(), "random", "auto", "needed", "auto", "balanced"});
   }
   for (const auto& v : variants) {
     auto params = Teuchos::rcp(new Teuchos::ParameterList);
@@ -80,9 +85,10 @@ void runCase(const std::string& name, const crs_matrix_type& A, bool tA, const c
     params->set("trident: grid", v.grid);
     params->set("trident: fetch", v.fetch);
     params->set("trident: slices", v.slices);
+    params->set("trident: blocks", v.blocks);
     auto C = emptyOn(rowMap);
     const std::string what = name + " [" + v.algo + " lambda=" + std::to_string(v.lambda) + " permute=" + v.permute +
-                             " grid=" + v.grid + " fetch=" + v.fetch + " slices=" + v.slices + "]";
+                             " grid=" + v.grid + " fetch=" + v.fetch + " slices=" + v.slices + " blocks=" + v.blocks + "]";
     bool threw = false;
     try {
       Trident::MatrixMatrix::Multiply(A, tA, B, tB, *C, true, "", params);

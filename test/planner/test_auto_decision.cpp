@@ -4,9 +4,11 @@
 #include <cstdio>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <trident/planner/AutoDecision.hpp>
 #include <trident/planner/AutoSummary.hpp>
+#include <trident/planner/BlockBalance.hpp>
 #include <trident/planner/Estimate.hpp>
 #include <trident/planner/MachineModel.hpp>
 
@@ -217,6 +219,25 @@ void testCounts() {
   if (d.algorithm == ChosenAlgorithm::Tpetra)
     check(d.predicted_gi_bytes_recv == 123 && d.predicted_li_bytes_recv == 45, "Tpetra: this rank's counted bytes");
 }
+
+// "trident: blocks" = "auto": uneven groups are balanced where Gi carries an entry of C faster
+// than the kernel makes one (the defaults: one machine), never on a slow link or near balance.
+void testBlockBalance() {
+  const MachineModel one;
+  MachineModel slow;
+  slow.gi_bandwidth = 6.25e6;  // 50 Mbit/s
+  const std::vector<double> enron = {1.76, 0.24}, near = {1.05, 0.95};
+  check(balanceBlocks(enron, one, false), "blocks: uneven groups on one machine are cut by work");
+  check(!balanceBlocks(enron, one, true), "blocks: not where ranks share cores");
+  check(!balanceBlocks(enron, slow, false), "blocks: not over a 50 Mbit Gi");
+  check(!balanceBlocks(near, one, false), "blocks: groups within 1.1x of the average stay even");
+  check(!balanceBlocks({3.0}, one, false) && !balanceBlocks({0.0, 0.0}, one, false), "blocks: one group, or no work, stay even");
+  MachineModel slower = one, faster = one;
+  slower.gi_bandwidth = 0.99 * kBytesPerEntryOfC / one.trident_c_cost;
+  faster.gi_bandwidth = 1.01 * kBytesPerEntryOfC / one.trident_c_cost;
+  check(!balanceBlocks(enron, slower, false) && balanceBlocks(enron, faster, false),
+        "blocks: the line is where Gi sends an entry of C as fast as the kernel makes one");
+}
 }  // namespace
 
 int main() {
@@ -227,6 +248,7 @@ int main() {
   testRounds();
   testUnions();
   testCounts();
+  testBlockBalance();
   std::printf("%s\n", failures ? "FAILED" : "all passed");
   return failures ? 1 : 0;
 }

@@ -88,6 +88,7 @@ int main(int argc, char** argv) {
           params->set("trident: algorithm", c.algo);
           params->set("trident: ranks per group", lam);
           params->set("trident: slices", std::string("balanced"));  // the planner models balanced slices
+          params->set("trident: blocks", std::string("even"));      // in even row blocks
           if (perm) params->set("trident: permute", std::string("random"));
           if (!c.grid.empty()) params->set("trident: grid", c.grid);
           if (!c.fetch.empty()) params->set("trident: fetch", c.fetch);

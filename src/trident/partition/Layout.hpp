@@ -12,6 +12,7 @@
 // Slices are balanced by nonzeros (of A's rows, of B's rows), not only by rows.
 #include <mpi.h>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "trident/grid/TileGrid.hpp"
@@ -43,12 +44,21 @@ struct Layout {
 // Even split of [0, n) into parts blocks.
 std::vector<std::int64_t> evenBounds(std::int64_t n, int parts);
 
+// Whether A's row blocks are cut by work instead of evenly, decided from their work (entries + 1
+// per row, summed over the world) under even cuts; called on every rank with the same values.
+// Even blocks of the G x 1 grid are, under Tpetra's contiguous row maps, the rows the group's
+// ranks own, so the in and out phases stay inside each group (Li); blocks cut by work balance
+// the groups, and the rows that change group cross Gi twice (A's in, C's out).
+using BlockRule = std::function<bool(const std::vector<double>& block_work)>;
+
 // Slices cut at given rows instead of balanced: a has grid.rows * slices + 1 ascending positions
 // of A's rows (block i = [a[i*slices], a[(i+1)*slices]), its slice t starts at a[i*slices + t]),
 // b likewise over B's rows and the grid.rounds inner blocks. Empty: balanced. The Tpetra adapter
 // passes the 1D row owners' boundaries, so that each rank's slice is the rows it already holds.
+// balance_blocks (used when a is empty; none: even blocks) may cut A's row blocks by work.
 struct SliceCuts {
   std::vector<std::int64_t> a, b;
+  BlockRule balance_blocks;
 };
 
 // Collective over comm. Builds the layout; each rank passes the positions of the rows of A and of

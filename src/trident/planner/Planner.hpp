@@ -12,7 +12,8 @@
 // Assumptions (what the Tpetra adapter and trident-bench do): A's rows are distributed as
 // Tpetra's uniform contiguous map over its row count and B's rows over its row count (= A's
 // domain, uniform); groups are consecutive blocks of lambda world ranks ("trident: ranks per
-// group" = lambda); no stored zeros in A.
+// group" = lambda); Trident's slices balanced by work inside even row blocks ("trident: slices" =
+// "balanced", "trident: blocks" = "even"); no stored zeros in A.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -43,6 +43,7 @@ struct MultiplyStats {
   std::uint64_t nnz_c_local = 0;  // entries of C this rank produced before redistribution out
   bool reused_plan = false;       // a kept MultiplyPlan wrote C's values in place (no symbolic work)
   bool owner_slices = false;      // Trident's slices are the 1D owners' rows ("trident: slices")
+  bool blocks_by_work = false;    // Trident's row blocks are cut by work, not evenly ("trident: blocks")
   // false: Tpetra's Multiply ran with "trident: count bytes" = false; its bytes and multiply-adds
   // above were not counted (zero).
   bool bytes_counted = true;

@@ -1,0 +1,20 @@
+#include "trident/planner/BlockBalance.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "trident/planner/MachineModel.hpp"
+
+namespace Trident {
+namespace planner {
+
+bool balanceBlocks(const std::vector<double>& group_work, const MachineModel& model, bool ranks_share_cores) {
+  if (group_work.size() < 2 || ranks_share_cores) return false;
+  const double total = std::accumulate(group_work.begin(), group_work.end(), 0.0);
+  const double busiest = *std::max_element(group_work.begin(), group_work.end());
+  if (total <= 0 || busiest <= kBlockImbalance * total / static_cast<double>(group_work.size())) return false;
+  return kBytesPerEntryOfC / model.gi_bandwidth < model.trident_c_cost;
+}
+
+}  // namespace planner
+}  // namespace Trident
