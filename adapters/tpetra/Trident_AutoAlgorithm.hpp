@@ -25,7 +25,8 @@ namespace MatrixMatrix {
 std::uint64_t rememberContext(const MultiplyOptions& o);
 
 // What "auto" decided: the algorithm (never Auto) and, for Trident, the slices its prediction is
-// for, which the plan builds exactly (owner slices with the G x 1 grid, else balanced slices).
+// for (owner slices with the G x 1 grid, else balanced slices); where owner slices are possible
+// the plan applies the prediction's rule to each rank's exact work (MultiplyPlan's choose).
 struct AutoChoice {
   Algorithm algorithm = Algorithm::Tpetra;
   bool owner_slices = false;

@@ -148,7 +148,8 @@ struct AutoInputs {
   std::optional<bool> a_import_serves;  // set by the caller when known (Trident_MapSameness.hpp)
   // Set by the caller from the options: Trident may cut its tiles at the owners' rows (no
   // relabeling, "trident: slices" not "balanced"), and the G x 1 grid may be taken ("trident:
-  // grid" not "square"). The choice then says which slices it predicted; the plan builds those.
+  // grid" not "square"). The choice then says which slices it predicted; the plan takes their
+  // grid and, where owner slices are possible, the same rule on the exact work.
   bool owner_slices_allowed = false, rows_grid_allowed = false;
   planner::AutoSummary mine;        // this rank's contribution
   planner::SummarySlots slots;      // where it lies in the check

@@ -8,12 +8,15 @@
 namespace Trident {
 namespace planner {
 
-bool balanceBlocks(const std::vector<double>& group_work, const MachineModel& model, bool ranks_share_cores) {
-  if (group_work.size() < 2 || ranks_share_cores) return false;
+bool groupsUneven(const std::vector<double>& group_work) {
+  if (group_work.size() < 2) return false;
   const double total = std::accumulate(group_work.begin(), group_work.end(), 0.0);
   const double busiest = *std::max_element(group_work.begin(), group_work.end());
-  if (total <= 0 || busiest <= kBlockImbalance * total / static_cast<double>(group_work.size())) return false;
-  return kBytesPerEntryOfC / model.gi_bandwidth < model.trident_c_cost;
+  return total > 0 && busiest > kBlockImbalance * total / static_cast<double>(group_work.size());
+}
+
+bool balanceBlocks(const std::vector<double>& group_work, const MachineModel& model, bool ranks_share_cores) {
+  return !ranks_share_cores && groupsUneven(group_work) && kBytesPerEntryOfC / model.gi_bandwidth < model.trident_c_cost;
 }
 
 }  // namespace planner

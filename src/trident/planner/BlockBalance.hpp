@@ -33,8 +33,13 @@ constexpr double kBlockImbalance = 1.1;
 // Bytes per entry of C sent to its owner (column index and value).
 constexpr double kBytesPerEntryOfC = 12.0;
 
-// group_work: the work (entries + multiply-adds of A's rows) of each group under even blocks;
-// ranks_share_cores: some node runs more ranks than it has cores.
+// The busiest group has over kBlockImbalance times the average work (group_work: the work, entries
+// + multiply-adds of A's rows, of each group under even blocks). The same on every rank: the
+// adapter asks the rest (one collective) only then.
+bool groupsUneven(const std::vector<double>& group_work);
+
+// groupsUneven, and the rest of the rule; ranks_share_cores: some node runs more ranks than it
+// has cores.
 bool balanceBlocks(const std::vector<double>& group_work, const MachineModel& model, bool ranks_share_cores);
 
 }  // namespace planner
