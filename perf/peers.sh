@@ -55,7 +55,7 @@ graphblas=$build/perf/graphblas/graphblas-mxm
 # The table's peer columns: a driver that was not built is skipped, not an error.
 peers=()
 if [ -x "$petsc" ]; then peers+=(petsc); else skipped="PETSc"; fi
-if [ -x "$graphblas" ]; then peers+=(grb1 grbN); else skipped="${skipped:+$skipped, }GraphBLAS"; fi
+if [ -x "$graphblas" ]; then peers+=(grb1); [ "$np" = 1 ] || peers+=(grbN); else skipped="${skipped:+$skipped, }GraphBLAS"; fi
 if [ -n "${skipped:-}" ]; then
   echo "peers.sh: skipping $skipped: not built, the library was not found at configure time" \
        "(TRIDENT_WITH_PEERS=1 bash scripts/setup.sh installs petsc-dev and libgraphblas-dev and rebuilds)" >&2
