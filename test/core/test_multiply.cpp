@@ -75,7 +75,6 @@ void runCase(const std::string& name, const crs_matrix_type& A, bool tA, const c
   if (with_permute) {
     variants.push_back({"trident", lambdas.size() > 1 ? lambdas[1] : lambdas[0], "random"});
     variants.push_back({"summa", lambdas[0], "random"});
-    variants.push_back({"trident", lambdas.back(), "random", "auto", "needed", "auto", "balanced"});
   }
   for (const auto& v : variants) {
     auto params = Teuchos::rcp(new Teuchos::ParameterList);
