@@ -23,6 +23,7 @@
 #include <trident/core/Abort.hpp>
 #include <trident/core/Errors.hpp>
 #include <trident/core/HeapRetention.hpp>
+#include <trident/device/NodeLocalRank.hpp>
 #include <trident/grid/Topology.hpp>
 #include <trident/planner/BlockBalance.hpp>
 #include <trident/planner/Estimate.hpp>
@@ -212,12 +213,7 @@ SliceCuts ownerCuts(SliceChoice choice, const TileGrid& grid, const Topology& to
 
 // Some node of comm runs more ranks than it has cores (collective).
 bool ranksShareCores(MPI_Comm comm) {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int ranks = 1;
-  MPI_Comm_size(node, &ranks);
-  MPI_Comm_free(&node);
-  return ranks > static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return nodeRanks(comm) > static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 // "trident: blocks": the rule makeLayout asks once it knows the groups' work under even blocks

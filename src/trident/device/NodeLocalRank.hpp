@@ -7,4 +7,8 @@ namespace Trident {
 // Picks the GPU of a rank (DeviceSelection.hpp).
 int nodeLocalRank(MPI_Comm comm);
 
+// How many ranks of comm share this rank's node; collective over comm. Tells the adapter whether
+// ranks outnumber the cores ("trident: blocks").
+int nodeRanks(MPI_Comm comm);
+
 }  // namespace Trident
