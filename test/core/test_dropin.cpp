@@ -3,7 +3,11 @@
 // input failing with a clear exception on every rank (never a hang: ctest's timeout guards it).
 #include <Teuchos_TimeMonitor.hpp>
 #include <sstream>
+#include <vector>
 #include <cstdlib>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <TpetraExt_MatrixMatrix.hpp>
 #include <Tpetra_Core.hpp>
 #include <Tpetra_Vector.hpp>
@@ -85,6 +89,22 @@ int main(int argc, char** argv) {
     C->fillComplete(B->getDomainMap(), A->getRangeMap());
     tally.check(sameMatrix(expected, gather(*C), why), "open C, filled by the caller, == Tpetra", why);
   }
+  // 1b. After the first multiply, blocks of C's size come from the heap, not from fresh mappings
+  // that every call would fault in again (core/HeapRetention pins glibc's mmap threshold at 32
+  // MiB). Four blocks of 24 MiB outgrow the heap's 64 MiB pad, so at least one would be mapped
+  // were the threshold still glibc's starting 128 KiB, where the pad froze it in a process that
+  // had freed no large block, as this one.
+#if defined(__GLIBC__)
+  if (!std::getenv("MALLOC_MMAP_THRESHOLD_") && !std::getenv("MALLOC_TOP_PAD_") && !std::getenv("GLIBC_TUNABLES") &&
+      !std::getenv("TRIDENT_HEAP_PAD_MB")) {
+    const std::size_t mappedBefore = mallinfo2().hblkhd;
+    std::vector<void*> blocks;
+    for (int b = 0; b < 4; ++b) blocks.push_back(std::malloc(std::size_t{24} << 20));
+    const std::size_t mappedWith = mallinfo2().hblkhd;
+    for (void* b : blocks) std::free(b);
+    tally.check(mappedWith == mappedBefore, "24 MiB blocks after a multiply come from the heap, not mmap");
+  }
+#endif
   // 2. A fill-complete C is reused: same pattern, new values.
   {
     auto C = Teuchos::rcp(new crs_matrix_type(*Ct, Teuchos::Copy));

@@ -10,9 +10,10 @@
 // So the first plan a process builds asks glibc to keep a pad of freed memory at the top of the
 // heap (mallopt(M_TOP_PAD)): up to that much stays resident after a multiply instead of being
 // returned and faulted again. The pad is address space until it is used; what it keeps resident
-// is memory the process used before. Not done where the user tuned it already (MALLOC_TOP_PAD_ or
-// a glibc.malloc.top_pad tunable), nor with TRIDENT_HEAP_PAD_MB=0; TRIDENT_HEAP_PAD_MB=N sets N
-// MiB (default 64). Other C libraries: nothing is done.
+// is memory the process used before. The pad freezes glibc's dynamic mmap threshold, so it is
+// pinned at 32 MiB, where glibc's own rule ends (M_MMAP_THRESHOLD, unless the user set it; see
+// apply()). Not done where the user tuned it already (MALLOC_TOP_PAD_ or a glibc.malloc.top_pad
+// tunable), nor with TRIDENT_HEAP_PAD_MB=0; TRIDENT_HEAP_PAD_MB=N sets N MiB (default 64). Other C libraries: nothing is done.
 #include <cstddef>
 #include <string>
 
