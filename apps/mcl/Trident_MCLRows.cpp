@@ -152,10 +152,18 @@ RowsIn<V> exchangeRows(MPI_Comm comm, const std::vector<std::int64_t>& reqCount,
 // B with n rows, the rows of ids (ascending within each of the groups they came in) filled from
 // rows received in that order, the others empty.
 template <class M, class V>
-M placeRows(long long n, const std::vector<int>& ids, const RowsIn<V>& in) {
+M placeRows(long long n, const std::vector<int>& ids, RowsIn<V>&& in) {
   M B(n, n);
   for (std::size_t k = 0; k < ids.size(); ++k) B.rowptr[ids[k] + 1] = in.len[k];
   for (long long g = 0; g < n; ++g) B.rowptr[g + 1] += B.rowptr[g];
+  // Where the owners' row ranges ascend with their ranks (row slices), the groups are in row order
+  // and the received arrays are B's as they are: taken, not copied (the copy into zeroed arrays
+  // was ~4 % of trident-mcl's time on email-Enron at P = 2).
+  if (std::is_sorted(ids.begin(), ids.end())) {
+    B.col = std::move(in.col);
+    B.val = std::move(in.val);
+    return B;
+  }
   B.col.resize(in.col.size());
   B.val.resize(in.val.size());
   std::size_t src = 0;
@@ -210,10 +218,10 @@ M RowExchange::flatFetch(const M& A, const std::vector<int>& needed, ExchangeByt
   groupRequests(needed, P, [this](int g) { return owner_[g]; }, reqCount, reqOut);
   auto serveOwn = [&](const std::vector<int>&) { return ownRowsOf(A, local_); };
   std::vector<std::uint64_t> from;
-  const RowsIn<V> in = exchangeRows<V>(comm_, reqCount, reqOut, serveOwn, &from);
+  RowsIn<V> in = exchangeRows<V>(comm_, reqCount, reqOut, serveOwn, &from);
   for (int q = 0; q < P; ++q)
     if (q != me) (sameNode_[q] ? bytes.li : bytes.gi) += from[q];
-  return placeRows<M>(n_, reqOut, in);
+  return placeRows<M>(n_, reqOut, std::move(in));
 }
 
 template <class M>
@@ -265,11 +273,11 @@ M RowExchange::hierarchicalFetch(const M& A, const std::vector<int>& needed, Exc
     };
   };
   std::vector<std::uint64_t> from;
-  const RowsIn<V> in = exchangeRows<V>(node_comm_, reqCount, reqOut, serveNode, &from);
+  RowsIn<V> in = exchangeRows<V>(node_comm_, reqCount, reqOut, serveNode, &from);
   fromPeers = RowsIn<V>();  // served to the node: not held while B is built
   for (int q = 0; q < lambda; ++q)
     if (q != myIndex) bytes.li += from[q];
-  return placeRows<M>(n_, reqOut, in);
+  return placeRows<M>(n_, reqOut, std::move(in));
 }
 
 template Csr RowExchange::fetch<Csr>(const Csr&, const std::vector<int>&, ExchangeBytes&) const;
