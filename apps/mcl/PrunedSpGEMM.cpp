@@ -7,6 +7,7 @@
 #include <immintrin.h>
 #endif
 
+#include "trident/core/HugePages.hpp"
 #include "trident/local/RangeAccumulator.hpp"
 #include "ScaledRowAdd.hpp"
 #include "trident/local/SortedRowAccumulator.hpp"
@@ -248,6 +249,8 @@ M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t ro
   }
   C.col.reserve(static_cast<std::size_t>(room));
   C.val.reserve(static_cast<std::size_t>(room));
+  adviseHugePages(C.col.data(), C.col.capacity() * sizeof(int));
+  adviseHugePages(C.val.data(), C.val.capacity() * sizeof(typename decltype(C.val)::value_type));
   std::int64_t kept = 0;
   std::uint64_t flops = 0, expanded = 0;
   for (std::int64_t r = row_begin; r < row_end; ++r) {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <trident/core/BigCount.hpp>
+#include <trident/core/HugePages.hpp>
 
 namespace Trident {
 namespace mcl {
@@ -129,6 +130,8 @@ RowsIn<V> exchangeRows(MPI_Comm comm, const std::vector<std::int64_t>& reqCount,
   std::vector<V> valOut;
   colOut.reserve(static_cast<std::size_t>(nOut));
   valOut.reserve(static_cast<std::size_t>(nOut));
+  adviseHugePages(colOut.data(), colOut.capacity() * sizeof(int));
+  adviseHugePages(valOut.data(), valOut.capacity() * sizeof(V));
   for (int g : reqIn) {
     std::int64_t len = 0;
     const auto [c, v] = row(g, len);
@@ -136,6 +139,10 @@ RowsIn<V> exchangeRows(MPI_Comm comm, const std::vector<std::int64_t>& reqCount,
     valOut.insert(valOut.end(), v, v + len);
   }
   const std::int64_t nIn = std::accumulate(entIn.begin(), entIn.end(), std::int64_t{0});
+  in.col.reserve(static_cast<std::size_t>(nIn));
+  in.val.reserve(static_cast<std::size_t>(nIn));
+  adviseHugePages(in.col.data(), in.col.capacity() * sizeof(int));
+  adviseHugePages(in.val.data(), in.val.capacity() * sizeof(V));
   in.col.resize(static_cast<std::size_t>(nIn));
   in.val.resize(static_cast<std::size_t>(nIn));
   bigcount::alltoallv(colOut.data(), entOut, in.col.data(), entIn, MPI_INT, comm);
