@@ -14,9 +14,10 @@
 # each peak RSS is that algorithm's own: within one process the RSS is a running peak and would
 # carry the first algorithm's into the next. A peer whose driver was not built (its library was
 # not found at configure time) is skipped, and said so, with its columns.
-# With --check every driver checks its C (trident-bench: against Tpetra's, whose run then
-# precedes Trident's in the same process and so also counts in Trident's RSS; the peers: against a
-# serial product); a failed check or differing nnz(C) is marked in the table.
+# With --check every driver checks its C (trident-bench: against Tpetra's; the peers: against a
+# serial product) in a second run of one trial, after the timed one: a reference held in the same
+# process would count in the RSS of what it checks. A failed or missing check, or a differing
+# nnz(C), is marked in the table.
 # Times: median over --trials of the max over ranks (GraphBLAS: of its one process).
 # Drop-in: Trident::MatrixMatrix::Multiply with default parameters ("trident: algorithm" = "auto",
 # which may run Tpetra's Multiply), its choice remembered after the first trial as in an application.
@@ -66,7 +67,18 @@ csv=$logdir/peers.csv
 # Ranks bound to cores round-robin, PETSc's as Trident's (perf/mpi-binding.sh; TRIDENT_MPI_BIND=none: unbound).
 source "$(dirname "${BASH_SOURCE[0]}")/mpi-binding.sh"
 mpi=(timeout "${TRIDENT_PEERS_TIMEOUT:-600}" mpirun --oversubscribe --allow-run-as-root "${mpi_bind[@]}" -np "$np")
-common=(--ranks-per-group="$rpg" --trials="$trials" "${check[@]}" --csv="$csv")
+checks=$logdir/checks.csv
+timed=(--ranks-per-group="$rpg" --trials="$trials" --csv="$csv")
+checked=(--ranks-per-group="$rpg" --trials=1 --check --csv="$checks")
+# drive LOG WHAT COMMAND...: the timed run, then with --check the checking run.
+drive() {
+  local log=$1 what=$2
+  shift 2
+  "$@" "${timed[@]}" > "$log.log" 2>&1 || echo "peers.sh: $what failed (see $log.log)" >&2
+  if [ ${#check[@]} -gt 0 ]; then
+    "$@" "${checked[@]}" > "$log.check.log" 2>&1 || echo "peers.sh: $what --check failed (see $log.check.log)" >&2
+  fi
+}
 names=()
 for spec in "${matrices[@]}"; do
   # trident-bench's matrix name: file name without directory and .mtx, commas as underscores.
@@ -76,21 +88,19 @@ for spec in "${matrices[@]}"; do
   file=$spec dump=()
   if [ ! -f "$spec" ]; then file=$log.mtx dump=(--dump="$file"); fi
   echo "peers.sh: $name" >&2
-  "${mpi[@]}" "$bench" --matrix="$spec" --algos=tpetra "${common[@]}" "${dump[@]}" "${extra[@]}" > "$log.tpetra.log" 2>&1 \
+  # Tpetra's C is the reference of the checks: its timed run is all it needs.
+  "${mpi[@]}" "$bench" --matrix="$spec" --algos=tpetra "${timed[@]}" "${dump[@]}" "${extra[@]}" > "$log.tpetra.log" 2>&1 \
     || echo "peers.sh: trident-bench --algos=tpetra failed on $spec (see $log.tpetra.log)" >&2
   for algo in trident auto; do
-    "${mpi[@]}" "$bench" --matrix="$spec" --algos=$algo "${common[@]}" "${extra[@]}" > "$log.$algo.log" 2>&1 \
-      || echo "peers.sh: trident-bench --algos=$algo failed on $spec (see $log.$algo.log)" >&2
+    drive "$log.$algo" "trident-bench --algos=$algo on $spec" "${mpi[@]}" "$bench" --matrix="$spec" --algos=$algo "${extra[@]}"
   done
   if [ -f "$file" ] && [ -x "$petsc" ]; then
-    "${mpi[@]}" "$petsc" --matrix="$file" --name="$name" "${common[@]}" > "$log.petsc.log" 2>&1 \
-      || echo "peers.sh: petsc-matmult failed on $file (see $log.petsc.log)" >&2
+    drive "$log.petsc" "petsc-matmult on $file" "${mpi[@]}" "$petsc" --matrix="$file" --name="$name"
   fi
   if [ -f "$file" ] && [ -x "$graphblas" ]; then
     for t in $( [ "$np" = 1 ] && echo 1 || echo 1 "$np" ); do
-      timeout "${TRIDENT_PEERS_TIMEOUT:-600}" "$graphblas" --matrix="$file" --name="$name" --threads="$t" \
-        "${common[@]}" > "$log.graphblas$t.log" 2>&1 \
-        || echo "peers.sh: graphblas-mxm --threads=$t failed on $file (see $log.graphblas$t.log)" >&2
+      drive "$log.graphblas$t" "graphblas-mxm --threads=$t on $file" timeout "${TRIDENT_PEERS_TIMEOUT:-600}" \
+        "$graphblas" --matrix="$file" --name="$name" --threads="$t"
     done
   fi
   rm -f "$log.mtx"
@@ -104,7 +114,8 @@ fi
 echo
 echo "C = A*A, P = $np (trident: $rpg ranks per group; GraphBLAS: 1 and $np threads), median of $trials trials;" \
      "RSS = peak MB, max over ranks"
-awk -F, -v order="$(printf '%s\n' "${names[@]}")" -v peers="${peers[*]}" -v np="$np" '
+[ ${#check[@]} -gt 0 ] && [ ! -f "$checks" ] && : > "$checks"  # every check run failed: all missing
+awk -F, -v order="$(printf '%s\n' "${names[@]}")" -v peers="${peers[*]}" -v np="$np" -v checks="${check[@]:+$checks}" '
 function fmt(x) { return x == "" ? "-" : sprintf("%.3f", x) }
 function ratio(a, b) { return (a == "" || b == "" || b <= 0) ? "-" : sprintf("%.2f", a / b) }
 function cell(m, a, f) { return ((m, a) in row) ? val[m, a, f] : "" }
@@ -113,12 +124,13 @@ function keep(m, a) {
   val[m, a, "t"] = $c["time_s"]; val[m, a, "nnzc"] = $c["nnz_c"]; val[m, a, "nnza"] = $c["nnz_a"]
   val[m, a, "rss"] = $c["peak_rss_mb"]; val[m, a, "check"] = $c["check"]
 }
-NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+function checked(m, a) { if (FILENAME == checks) { ran[m, a] = 1; if ($c["check"] == "FAIL") failed[m, a] = 1 } else keep(m, a) }
+FNR == 1 { delete c; for (i = 1; i <= NF; ++i) c[$i] = i; next }
 {
   m = $c["matrix"]; a = $c["algo"]
   # GraphBLAS rows are told apart by their thread count (the P column).
-  if (a != "graphblas") keep(m, a)
-  else { if ($c["P"] == 1) keep(m, "grb1"); if ($c["P"] == np) keep(m, "grbN") }
+  if (a != "graphblas") checked(m, a)
+  else { if ($c["P"] == 1) checked(m, "grb1"); if ($c["P"] == np) checked(m, "grbN") }
 }
 END {
   title["tpetra"] = "Tpetra"; title["trident"] = "Trident"; title["auto"] = "Drop-in"; title["petsc"] = "PETSc"
@@ -134,10 +146,11 @@ END {
     m = names[k]; note = ""; nnza = ""; nnzc = ""; best = ""
     for (j = 1; j <= na; ++j) {
       if (nnza == "") nnza = cell(m, al[j], "nnza")
-      x = cell(m, al[j], "nnzc"); ck = cell(m, al[j], "check")
+      x = cell(m, al[j], "nnzc")
       if (x == "") { note = note " " al[j] " missing"; continue }
       if (nnzc == "") nnzc = x; else if (x != nnzc) note = note " nnz(C) of " al[j] " is " x
-      if (ck == "FAIL") note = note " " al[j] " check FAILED"
+      if ((m, al[j]) in failed) note = note " " al[j] " check FAILED"
+      else if (checks != "" && al[j] != "tpetra" && !((m, al[j]) in ran)) note = note " " al[j] " check missing"
       t = cell(m, al[j], "t")
       if ((j == 1 || j > 3) && t != "" && (best == "" || t + 0 < best + 0)) best = t
     }
@@ -150,6 +163,6 @@ END {
     printf "%s\n", note == "" ? "" : "  !" note
   }
   exit bad
-}' "$csv" && status=0 || status=1
+}' "$csv" ${check[@]:+"$checks"} && status=0 || status=1
 echo "CSV and logs: $logdir"
 exit $status
