@@ -93,8 +93,8 @@ int main(int argc, char** argv) {
   // that every call would fault in again (core/HeapRetention pins glibc's mmap threshold at 32
   // MiB). Four blocks of 24 MiB outgrow the heap's 64 MiB pad, so at least one would be mapped
   // were the threshold still glibc's starting 128 KiB, where the pad froze it in a process that
-  // had freed no large block, as this one.
-#if defined(__GLIBC__)
+  // had freed no large block, as this one. Not under AddressSanitizer, whose allocator is not glibc's.
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
   if (!std::getenv("MALLOC_MMAP_THRESHOLD_") && !std::getenv("MALLOC_TOP_PAD_") && !std::getenv("GLIBC_TUNABLES") &&
       !std::getenv("TRIDENT_HEAP_PAD_MB")) {
     const std::size_t mappedBefore = mallinfo2().hblkhd;

@@ -13,7 +13,8 @@
 // is memory the process used before. The pad freezes glibc's dynamic mmap threshold, so it is
 // pinned at 32 MiB, where glibc's own rule ends (M_MMAP_THRESHOLD, unless the user set it; see
 // apply()). Not done where the user tuned it already (MALLOC_TOP_PAD_ or a glibc.malloc.top_pad
-// tunable), nor with TRIDENT_HEAP_PAD_MB=0; TRIDENT_HEAP_PAD_MB=N sets N MiB (default 64). Other C libraries: nothing is done.
+// tunable), nor with TRIDENT_HEAP_PAD_MB=0; TRIDENT_HEAP_PAD_MB=N sets N MiB (default 64). Other
+// C libraries: nothing is done.
 #include <cstddef>
 #include <string>
 
