@@ -20,12 +20,17 @@ bool padMiBOf(const char* text, long long& mib) {
   return end != text && *end == '\0' && mib >= 0 && mib <= 2047;
 }
 
-std::size_t padFromEnvironment() {
-  // The user's own setting wins: glibc read it at start-up.
-  const char* pad = std::getenv("MALLOC_TOP_PAD_");
-  if (pad && *pad) return 0;
+// Whether the user set a malloc parameter glibc read at start-up, by its environment variable
+// (MALLOC_TOP_PAD_) or as a glibc.malloc tunable (top_pad): the user's own setting wins.
+bool userSet(const char* variable, const char* tunable) {
+  const char* value = std::getenv(variable);
+  if (value && *value) return true;
   const char* tunables = std::getenv("GLIBC_TUNABLES");
-  if (tunables && std::strstr(tunables, "top_pad")) return 0;
+  return tunables && std::strstr(tunables, tunable);
+}
+
+std::size_t padFromEnvironment() {
+  if (userSet("MALLOC_TOP_PAD_", "top_pad")) return 0;
   const char* mib = std::getenv("TRIDENT_HEAP_PAD_MB");
   if (!mib || !*mib) return kDefaultPadMiB << 20;
   long long v = 0;
@@ -35,13 +40,6 @@ std::size_t padFromEnvironment() {
 
 // glibc's largest dynamic mmap threshold on 64-bit systems (DEFAULT_MMAP_THRESHOLD_MAX).
 constexpr int kMmapThreshold = 32 << 20;
-
-bool userSetMmapThreshold() {
-  const char* env = std::getenv("MALLOC_MMAP_THRESHOLD_");
-  if (env && *env) return true;
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
-  return tunables && std::strstr(tunables, "mmap_threshold");
-}
 
 std::size_t apply() {
 #if defined(__GLIBC__) && defined(M_TOP_PAD) && defined(M_MMAP_THRESHOLD)
@@ -53,7 +51,7 @@ std::size_t apply() {
   // it, and so did a call's page faults. lap3d:40's square at P = 1 faulted ~670 pages a call with
   // A read from a file and ~5 with A from the generator, which had freed large blocks first
   // (0.021 s against 0.011 s); pinned where the dynamic rule ends, ~0 both ways (0.011 s).
-  if (!userSetMmapThreshold()) mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
+  if (!userSet("MALLOC_MMAP_THRESHOLD_", "mmap_threshold")) mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
   return pad;
 #else
   return 0;
