@@ -247,10 +247,8 @@ M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t ro
     if (kept_per_row_hint > 0) most = std::min(most, kept_per_row_hint);
     room += most;
   }
-  C.col.reserve(static_cast<std::size_t>(room));
-  C.val.reserve(static_cast<std::size_t>(room));
-  adviseHugePages(C.col.data(), C.col.capacity() * sizeof(int));
-  adviseHugePages(C.val.data(), C.val.capacity() * sizeof(typename decltype(C.val)::value_type));
+  reserveHugePages(C.col, static_cast<std::size_t>(room));
+  reserveHugePages(C.val, static_cast<std::size_t>(room));
   std::int64_t kept = 0;
   std::uint64_t flops = 0, expanded = 0;
   for (std::int64_t r = row_begin; r < row_end; ++r) {

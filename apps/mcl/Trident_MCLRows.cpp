@@ -128,10 +128,8 @@ RowsIn<V> exchangeRows(MPI_Comm comm, const std::vector<std::int64_t>& reqCount,
   const std::int64_t nOut = std::accumulate(entOut.begin(), entOut.end(), std::int64_t{0});
   std::vector<int> colOut;
   std::vector<V> valOut;
-  colOut.reserve(static_cast<std::size_t>(nOut));
-  valOut.reserve(static_cast<std::size_t>(nOut));
-  adviseHugePages(colOut.data(), colOut.capacity() * sizeof(int));
-  adviseHugePages(valOut.data(), valOut.capacity() * sizeof(V));
+  reserveHugePages(colOut, static_cast<std::size_t>(nOut));
+  reserveHugePages(valOut, static_cast<std::size_t>(nOut));
   for (int g : reqIn) {
     std::int64_t len = 0;
     const auto [c, v] = row(g, len);
@@ -139,10 +137,8 @@ RowsIn<V> exchangeRows(MPI_Comm comm, const std::vector<std::int64_t>& reqCount,
     valOut.insert(valOut.end(), v, v + len);
   }
   const std::int64_t nIn = std::accumulate(entIn.begin(), entIn.end(), std::int64_t{0});
-  in.col.reserve(static_cast<std::size_t>(nIn));
-  in.val.reserve(static_cast<std::size_t>(nIn));
-  adviseHugePages(in.col.data(), in.col.capacity() * sizeof(int));
-  adviseHugePages(in.val.data(), in.val.capacity() * sizeof(V));
+  reserveHugePages(in.col, static_cast<std::size_t>(nIn));
+  reserveHugePages(in.val, static_cast<std::size_t>(nIn));
   in.col.resize(static_cast<std::size_t>(nIn));
   in.val.resize(static_cast<std::size_t>(nIn));
   bigcount::alltoallv(colOut.data(), entOut, in.col.data(), entIn, MPI_INT, comm);

@@ -24,4 +24,12 @@ bool hugePagesWorthAsking(std::size_t bytes);
 // Advice only: nothing fails when the kernel does not follow it.
 void adviseHugePages(const void* data, std::size_t bytes);
 
+// v.reserve(n), then the advice on the whole reserved array (a fresh one: reserved before any
+// entry is written, the pages are not yet touched).
+template <class Vector>
+void reserveHugePages(Vector& v, std::size_t n) {
+  v.reserve(n);
+  adviseHugePages(v.data(), v.capacity() * sizeof(typename Vector::value_type));
+}
+
 }  // namespace Trident

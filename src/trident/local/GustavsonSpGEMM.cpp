@@ -72,10 +72,8 @@ struct VectorOutput {
   std::vector<int> col;
   std::vector<double> val;
   void reserve(std::size_t n) {
-    col.reserve(n);
-    val.reserve(col.capacity());
-    adviseHugePages(col.data(), col.capacity() * sizeof(int));
-    adviseHugePages(val.data(), val.capacity() * sizeof(double));
+    reserveHugePages(col, n);
+    reserveHugePages(val, col.capacity());
   }
   void room(std::size_t at, std::size_t n) {
     if (at + n > col.capacity()) {
