@@ -31,6 +31,7 @@ void MultiplyOptions::readValues(const Teuchos::ParameterList& given, const Teuc
   algorithm = algo == "summa"     ? Algorithm::Summa
               : algo == "tpetra"  ? Algorithm::Tpetra
               : algo == "trident" ? Algorithm::Trident
+              : algo == "1d"      ? Algorithm::OneD
                                   : Algorithm::Auto;
   ranks_per_group = num("trident: ranks per group");
   permute = str("trident: permute") == "random";
@@ -56,6 +57,7 @@ std::string toString(Algorithm a) {
     case Algorithm::Trident: return "trident";
     case Algorithm::Summa: return "summa";
     case Algorithm::Tpetra: return "tpetra";
+    case Algorithm::OneD: return "1d";
     case Algorithm::Auto: return "auto";
   }
   return "?";
@@ -69,8 +71,10 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
   pl->set("trident: algorithm", std::string("auto"),
           "\"auto\" (default: the least time predicted from per-rank counts and a machine model, the file named by "
           "the environment variable TRIDENT_MACHINE_MODEL, else the built-in defaults), \"trident\" (hierarchical), "
-          "\"summa\" (2D Sparse SUMMA baseline), \"tpetra\" (Tpetra's own Multiply)",
-          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("trident", "summa", "tpetra", "auto"))));
+          "\"summa\" (2D Sparse SUMMA baseline), \"tpetra\" (Tpetra's own Multiply), \"1d\" (Tpetra's 1D row-wise algorithm with Trident's kernel on the "
+          "operands where Tpetra keeps them; Tpetra's own Multiply where that cannot run: a transposed operand, a plan "
+          "kept for reuse, a C already filled, another kernel or device, or A's Import not from B's row map)",
+          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("trident", "summa", "tpetra", "1d", "auto"))));
   pl->set("trident: ranks per group", 0,
           "lambda, ranks per group sharing the fast link; 0 = size of the MPI_COMM_TYPE_SHARED groups",
           rcp(new Teuchos::EnhancedNumberValidator<int>(0, 1 << 30)));

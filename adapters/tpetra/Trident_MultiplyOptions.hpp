@@ -12,7 +12,7 @@
 namespace Trident {
 namespace MatrixMatrix {
 
-enum class Algorithm { Trident, Summa, Tpetra, Auto };
+enum class Algorithm { Trident, Summa, Tpetra, OneD, Auto };
 enum class GridChoice { Auto, Square, Rows };
 enum class Fetch { Needed, Whole };
 enum class SliceChoice { Auto, Balanced, Owners };

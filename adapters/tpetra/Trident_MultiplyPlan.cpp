@@ -17,6 +17,7 @@
 #include "Trident_PatternFingerprint.hpp"
 #include "Trident_ProductCounts.hpp"
 #include "Trident_ResultAssembly.hpp"
+#include "Trident_RowWiseProduct.hpp"
 #include "Trident_StoredZeros.hpp"
 #include "Trident_TpetraConversion.hpp"
 #include <trident/algorithms/Algorithms.hpp>
@@ -295,6 +296,13 @@ struct MultiplyPlan::Impl {
   bool readsInPlace(const crs_matrix_type* first_C);
   bool executeOnOneRank(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C, bool fill,
                         double t_start);
+  // "1d", and auto's choice of Tpetra's algorithm, run it with Trident's kernel in place
+  // (Trident_OneRankProduct at P = 1, Trident_RowWiseProduct at P > 1) where it can; elsewhere
+  // Tpetra's own Multiply runs it.
+  bool oneDInPlacePossible(const crs_matrix_type* first_C) const;
+  void settleOneD(const crs_matrix_type* first_C);
+  void executeOneD(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C, bool fill,
+                   const std::string& label, double t_start);
   void checkExecute(const crs_matrix_type& A, const crs_matrix_type& B, const crs_matrix_type& C);
   void executeTpetra(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C, bool fill,
                      const std::string& label, double t_start);
@@ -363,12 +371,13 @@ MultiplyPlan::MultiplyPlan(const crs_matrix_type& A, bool transposeA, const crs_
     p.rememberPatterns(A, B, aZeros);
   }
   if (p.opt.algorithm == Algorithm::Auto) p.choose(A, B, check, autoIn);
+  p.settleOneD(first_C);
   p.stats.algorithm = toString(p.opt.algorithm);
   MPI_Comm_size(p.world, &p.stats.P);
   // Tpetra's own Multiply needs no groups: they are formed (a few collectives, the first time a
   // process asks for them) only for what uses them, so ranks_per_group says 0 where they were not.
   p.stats.ranks_per_group = p.topo ? p.topo->ranks_per_group() : 0;
-  if (p.opt.algorithm == Algorithm::Tpetra) {
+  if (p.opt.algorithm == Algorithm::Tpetra || p.opt.algorithm == Algorithm::OneD) {
     p.setup.total = MPI_Wtime() - t0;  // "auto" chose it: the planning counts with the first execute
     return;
   }
@@ -639,6 +648,10 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
     p.executeTpetra(A, B, C, call_FillComplete_on_result, label, t_start);
     return;
   }
+  if (p.opt.algorithm == Algorithm::OneD) {
+    p.executeOneD(A, B, C, call_FillComplete_on_result, label, t_start);
+    return;
+  }
   Teuchos::TimeMonitor total_timer(*phaseTimer("Trident: total"));
   if (p.oneRank && p.executeOnOneRank(A, B, C, call_FillComplete_on_result, t_start)) return;
   std::vector<std::uint64_t> sent(p.topo->P(), 0);
@@ -658,6 +671,49 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
 // first execute on the operands the plan was just built from, as one-shot plans and MueLu's
 // kept ones run, with the C it was shown). A second collective and pattern check there would
 // cost MueLu's small products more than the plan's own check does.
+bool MultiplyPlan::Impl::oneDInPlacePossible(const crs_matrix_type* first_C) const {
+  int P = 0;
+  MPI_Comm_size(world, &P);
+  return !keep && !tA && !tB && !opt.permute && opt.local_kernel == "gustavson" && opt.device == "host" && first_C &&
+         !first_C->isFillComplete() && !first_C->hasColMap() && (P == 1 || aImportServes.value_or(false));
+}
+
+// Tpetra's algorithm, asked for as "1d" or chosen by "auto", with Trident's kernel where it can
+// run in place: the same rows move (B's remote rows, along A's Import), and the kernel is the one
+// that takes a fraction of Tpetra's time at P = 1. The conditions are agreed on every rank.
+void MultiplyPlan::Impl::settleOneD(const crs_matrix_type* first_C) {
+  const bool autoTpetra = stats.auto_chosen && opt.algorithm == Algorithm::Tpetra;
+  if (opt.algorithm != Algorithm::OneD && !autoTpetra) return;
+  const bool inPlace = oneDInPlacePossible(first_C);
+  opt.algorithm = inPlace ? Algorithm::OneD : Algorithm::Tpetra;
+  if (autoTpetra && inPlace) stats.auto_reason += " Tpetra's algorithm runs as \"1d\": Trident's kernel in place.";
+}
+
+void MultiplyPlan::Impl::executeOneD(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C,
+                                     bool fill, const std::string& label, double t_start) {
+  // A C other than the fresh one the plan was shown takes Tpetra's own Multiply (the same on every
+  // rank: a C's fill state and column map are collective).
+  if (C.isFillComplete() || C.hasColMap()) {
+    executeTpetra(A, B, C, fill, label, t_start);
+    return;
+  }
+  Teuchos::TimeMonitor total_timer(*phaseTimer("Trident: total"));
+  int P = 1;
+  MPI_Comm_size(world, &P);
+  if (P > 1) stats.ranks_per_group = topology().ranks_per_group();
+  const bool done = runOrAbort(world, "1D multiply", [&] {
+    if (P == 1) return tpetra::multiplyOnOneRank(A, B, C, fill, opt.tpetra_params, stats);
+    tpetra::multiplyRowWise(A, B, C, fill, opt.tpetra_params, *topo, stats);
+    return true;
+  });
+  if (!done) {  // P = 1, maps the in-place product cannot take
+    executeTpetra(A, B, C, fill, label, t_start);
+    return;
+  }
+  stats.times.total = MPI_Wtime() - t_start + (executions == 0 ? setup.total : 0.0);
+  ++executions;
+}
+
 void MultiplyPlan::Impl::checkExecute(const crs_matrix_type& A, const crs_matrix_type& B, const crs_matrix_type& C) {
   const bool oneShot = !keep && executions == 0;
   const bool operandsChecked = oneShot || (executions == 0 && &A == builtA && &B == builtB);

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "Trident_LocalViews.hpp"
 #include "Trident_MapSameness.hpp"
 #include "Trident_ResultAssembly.hpp"
 #include "Trident_StoredZeros.hpp"
@@ -17,22 +18,6 @@ namespace Trident {
 namespace tpetra {
 
 namespace {
-
-using local_host_type = std::decay_t<decltype(std::declval<const crs_matrix_type&>().getLocalMatrixHost())>;
-using row_map_view = crs_matrix_type::local_graph_device_type::row_map_type::non_const_type;
-
-// Tpetra's row offsets are size_t; the kernel reads them as int64_t, the signed type of the same
-// width, which may alias them. Offsets past 2^63 cannot occur.
-CsrView viewOf(const local_host_type& M) {
-  using offset = std::remove_const_t<std::remove_pointer_t<decltype(M.graph.row_map.data())>>;
-  using index = std::remove_const_t<std::remove_pointer_t<decltype(M.graph.entries.data())>>;
-  static_assert(std::is_integral<offset>::value && sizeof(offset) == sizeof(std::int64_t),
-                "Tpetra's row offsets must be 64-bit integers to be read in place");
-  static_assert(std::is_same<index, int>::value, "Tpetra's local column indices must be int");
-  const auto* rowptr = reinterpret_cast<const std::int64_t*>(M.graph.row_map.data());
-  return {static_cast<std::int64_t>(M.numRows()), static_cast<std::int64_t>(M.numCols()), rowptr,
-          M.graph.entries.data(), M.values.data()};
-}
 
 // The local index in `to` of each local element of `from`; nothing when one is not in `to`. By
 // arithmetic where `to` is contiguous, as row and domain maps usually are.
@@ -73,30 +58,6 @@ std::optional<std::vector<LO>> domainLids(const crs_matrix_type& B) {
   return lids;
 }
 
-// A's columns as B's rows, where they differ (A's row offsets and values are read as they are).
-std::vector<int> columnsAsRows(const CsrView& a, const std::vector<int>& rows) {
-  std::vector<int> col(static_cast<std::size_t>(rows.empty() ? 0 : a.nnz()));
-  for (std::size_t q = 0; q < col.size(); ++q) col[q] = rows[a.col[q]];
-  return col;
-}
-
-// A without its stored zeros (and with its columns as B's rows), where it has any.
-std::optional<Csr> ownCopyOfA(const CsrView& a, const std::vector<int>& rows, std::size_t zeros, std::int64_t nrowsB) {
-  if (zeros == 0) return std::nullopt;
-  Csr own(a.nrows, nrowsB);
-  own.col.reserve(static_cast<std::size_t>(a.nnz()) - zeros);
-  own.val.reserve(own.col.capacity());
-  for (std::int64_t r = 0; r < a.nrows; ++r) {
-    for (std::int64_t q = a.rowptr[r]; q < a.rowptr[r + 1]; ++q) {
-      if (a.val[q] == 0.0) continue;
-      own.col.push_back(rows.empty() ? a.col[q] : rows[a.col[q]]);
-      own.val.push_back(a.val[q]);
-    }
-    own.rowptr[r + 1] = static_cast<std::int64_t>(own.col.size());
-  }
-  return own;
-}
-
 // C's column map in Tpetra's convention (the used columns in domain-map order, all owned at
 // P = 1), C's columns renumbered to it in place, and the arrays and maps into C.
 void fillC(const Csr& shape, FinalArraysSink& sink, const crs_matrix_type& A, const crs_matrix_type& B,
@@ -123,10 +84,8 @@ void fillC(const Csr& shape, FinalArraysSink& sink, const crs_matrix_type& A, co
             : Teuchos::rcp<const map_type>(new map_type(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
                                         Teuchos::ArrayView<const GO>(gids.data(), gids.size()),
                                         domain->getIndexBase(), domain->getComm()));
-  row_map_view ptr(Kokkos::view_alloc(Kokkos::WithoutInitializing, "Trident: C"), shape.rowptr.size());
-  std::copy(shape.rowptr.begin(), shape.rowptr.end(), ptr.data());
   C.replaceColMap(colMap);
-  C.setAllValues(ptr, sink.indices(nnz), sink.values(nnz));
+  C.setAllValues(rowOffsetsOf(shape), sink.indices(nnz), sink.values(nnz));
   if (!fill_complete) return;
   using import_type = Tpetra::Import<LO, GO, Node>;
   const Teuchos::RCP<const import_type> importer = whole ? Teuchos::null : Teuchos::rcp(new import_type(domain, colMap));
@@ -153,9 +112,7 @@ bool multiplyOnOneRank(const crs_matrix_type& A, const crs_matrix_type& B, crs_m
     if (!ownA) colsAsRows = columnsAsRows(viewOf(a), *rows);
   }
   const CsrView bv = viewOf(b);
-  CsrView av = ownA ? CsrView::of(*ownA) : viewOf(a);
-  if (!colsAsRows.empty()) av.col = colsAsRows.data();
-  av.ncols = bv.nrows;  // A's columns are B's rows, of which A may use fewer
+  const CsrView av = viewOfA(a, ownA, colsAsRows, bv.nrows);
   FinalArraysSink sink;
   Csr shape;
   {

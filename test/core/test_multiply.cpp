@@ -62,6 +62,7 @@ void runCase(const std::string& name, const crs_matrix_type& A, bool tA, const c
   std::vector<Variant> variants;
   for (int l : lambdas) variants.push_back({"trident", l, "none"});
   variants.push_back({"summa", lambdas.back(), "none"});
+  variants.push_back({"1d", lambdas[0], "none"});  // Tpetra's where it cannot run in place (transposes)
   variants.push_back({"trident", lambdas[0], "none", "rows"});
   variants.push_back({"trident", lambdas.size() > 2 ? lambdas[1] : lambdas[0], "none", "square"});
   variants.push_back({"trident", lambdas.back(), "none", "square", "whole"});
@@ -100,7 +101,9 @@ void runCase(const std::string& name, const crs_matrix_type& A, bool tA, const c
                 C->getRangeMap()->isSameAs(*expectedRange) && C->getRowMap()->isSameAs(*rowMap);
     tally.check(maps, what + " maps as Tpetra's");
     tally.check(sameMatrix(tp, gather(*C), why), what + " == Tpetra", why);
-    tally.check(importAsTpetras(*C, why), what + " Import as Tpetra's", why);
+    // "1d" with a transposed operand is Tpetra's own Multiply, whose Import there is its union
+    // of B's and the remote rows' Imports, not a fresh one.
+    if (v.algo != "1d" || !(tA || tB)) tally.check(importAsTpetras(*C, why), what + " Import as Tpetra's", why);
   }
 }
 

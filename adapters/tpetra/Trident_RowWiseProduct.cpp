@@ -1,0 +1,211 @@
+// The row-wise product at P > 1: B's remote rows in, the kernel on Tpetra's arrays, C's final
+// arrays out.
+#include "Trident_RowWiseProduct.hpp"
+
+#include <Tpetra_Import.hpp>
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "Trident_LocalViews.hpp"
+#include "Trident_OwnerImport.hpp"
+#include "Trident_RemoteRows.hpp"
+#include "Trident_ResultAssembly.hpp"
+#include "Trident_StoredZeros.hpp"
+#include "Trident_TpetraCompat.hpp"
+#include "Trident_TpetraConversion.hpp"
+#include <trident/stats/PhaseTimer.hpp>
+
+namespace Trident {
+namespace tpetra {
+
+namespace {
+
+// B's rows as the kernel reads them: its local rows, then the remote ones in the order of A's
+// Import's remote LIDs. Columns in one numbering: B's column map's local indices, then the
+// columns only the remote rows have ("extra" columns), with their global IDs and owners.
+struct StackedB {
+  Csr rows;
+  std::int64_t b_cols = 0;  // width of B's column map
+  std::vector<GO> extra_gids;
+  std::vector<int> extra_owners;
+};
+
+StackedB stackB(const local_host_type& b, const crs_matrix_type& B, const RemoteRows& remote) {
+  StackedB s;
+  const CsrView bv = viewOf(b);
+  s.b_cols = bv.ncols;
+  const std::int64_t nlocal = bv.nrows, nnzLocal = bv.nnz();
+  s.rows = Csr(nlocal + remote.nrows(), 0);
+  std::copy(bv.rowptr, bv.rowptr + nlocal + 1, s.rows.rowptr.begin());
+  for (std::int64_t t = 0; t < remote.nrows(); ++t) s.rows.rowptr[nlocal + t + 1] = nnzLocal + remote.rowptr[t + 1];
+  const std::size_t nnz = static_cast<std::size_t>(s.rows.rowptr.back());
+  s.rows.col.resize(nnz);
+  s.rows.val.resize(nnz);
+  std::copy(bv.col, bv.col + nnzLocal, s.rows.col.begin());
+  std::copy(bv.val, bv.val + nnzLocal, s.rows.val.begin());
+  const map_type& colMap = *B.getColMap();
+  const LO invalid = Teuchos::OrdinalTraits<LO>::invalid();
+  std::unordered_map<GO, int> extra;
+  for (std::size_t q = 0; q < remote.col.size(); ++q) {
+    const GO g = remote.col[q];
+    LO c = colMap.getLocalElement(g);
+    if (c == invalid) {
+      const auto [it, added] = extra.emplace(g, static_cast<int>(s.b_cols + static_cast<std::int64_t>(s.extra_gids.size())));
+      if (added) {
+        s.extra_gids.push_back(g);
+        s.extra_owners.push_back(remote.owner[q]);
+      }
+      c = it->second;
+    }
+    s.rows.col[static_cast<std::size_t>(nnzLocal) + q] = c;
+    s.rows.val[static_cast<std::size_t>(nnzLocal) + q] = remote.val[q];
+  }
+  s.rows.ncols = s.b_cols + static_cast<std::int64_t>(s.extra_gids.size());
+  return s;
+}
+
+// A's column c as a row of the stacked B: its own row for the columns A's Import keeps, nlocalB + t
+// for the t-th remote one. Empty where that is c itself (Tpetra's column maps: owned first).
+std::vector<int> rowsOfStackedB(const Tpetra::Import<LO, GO, Node>& imp, std::int64_t nlocalB, std::int64_t ncolA) {
+  std::vector<int> rows(static_cast<std::size_t>(ncolA), -1);
+  const auto same = static_cast<std::int64_t>(imp.getNumSameIDs());
+  for (std::int64_t c = 0; c < same; ++c) rows[c] = static_cast<int>(c);
+  const auto to = imp.getPermuteToLIDs(), from = imp.getPermuteFromLIDs();
+  for (std::size_t i = 0; i < static_cast<std::size_t>(to.size()); ++i) rows[to[i]] = from[i];
+  const auto remote = imp.getRemoteLIDs();
+  for (std::size_t t = 0; t < static_cast<std::size_t>(remote.size()); ++t)
+    rows[remote[t]] = static_cast<int>(nlocalB + static_cast<std::int64_t>(t));
+  bool identity = true;
+  for (std::int64_t c = 0; c < ncolA && identity; ++c) identity = rows[c] == c;
+  if (identity) rows.clear();
+  return rows;
+}
+
+// Tpetra's column-map order (Tpetra::Details::makeColMap): the columns this rank owns in domain-map
+// order, then the remote ones by owner, then by global ID.
+struct ColumnKey {
+  int owner;  // -1: this rank
+  GO order;   // the domain map's local index where owned, else the global ID
+  bool operator<(const ColumnKey& o) const { return owner != o.owner ? owner < o.owner : order < o.order; }
+};
+
+// C's columns: the used ones of the stacked numbering in Tpetra's order.
+struct CColumns {
+  std::vector<int> slot;  // stacked column -> C's local column
+  std::vector<GO> gids;
+  std::vector<int> remote_pids;
+  std::vector<LO> remote_owner_lids;  // where the domain map is linear
+};
+
+CColumns numberColumns(const int* col, std::size_t nnz, const StackedB& sb, const crs_matrix_type& B, int me,
+                       const MapPositions& domainPos) {
+  const map_type& domain = *B.getDomainMap();
+  const auto bGids = Compat::localElementList(*B.getColMap());
+  const std::vector<int> bOwners = columnOwners(B, me);
+  const auto width = static_cast<std::size_t>(sb.rows.ncols);
+  std::vector<char> used(width, 0);
+  for (std::size_t q = 0; q < nnz; ++q) used[static_cast<std::size_t>(col[q])] = 1;
+  auto gidOf = [&](std::size_t c) { return c < static_cast<std::size_t>(sb.b_cols) ? bGids[c] : sb.extra_gids[c - sb.b_cols]; };
+  auto keyOf = [&](std::size_t c) {
+    const int owner = c < static_cast<std::size_t>(sb.b_cols) ? bOwners[c] : sb.extra_owners[c - sb.b_cols];
+    const GO g = gidOf(c);
+    return owner == me ? ColumnKey{-1, static_cast<GO>(domain.getLocalElement(g))} : ColumnKey{owner, g};
+  };
+  // B's column map is usually in this order already (Tpetra made it): then only the extra columns
+  // are sorted and merged in; otherwise every used column is sorted.
+  std::vector<std::pair<ColumnKey, int>> fromB, extras;
+  bool ordered = true;
+  for (std::size_t c = 0; c < width; ++c) {
+    if (!used[c]) continue;
+    auto& list = c < static_cast<std::size_t>(sb.b_cols) ? fromB : extras;
+    list.emplace_back(keyOf(c), static_cast<int>(c));
+    if (&list == &fromB && fromB.size() > 1 && fromB.back().first < fromB[fromB.size() - 2].first) ordered = false;
+  }
+  auto byKey = [](const auto& x, const auto& y) { return x.first < y.first; };
+  if (!ordered) std::sort(fromB.begin(), fromB.end(), byKey);
+  std::sort(extras.begin(), extras.end(), byKey);
+  std::vector<std::pair<ColumnKey, int>> order(fromB.size() + extras.size());
+  std::merge(fromB.begin(), fromB.end(), extras.begin(), extras.end(), order.begin(), byKey);
+  CColumns cc;
+  cc.slot.assign(width, -1);
+  cc.gids.reserve(order.size());
+  for (const auto& [key, c] : order) {
+    cc.slot[static_cast<std::size_t>(c)] = static_cast<int>(cc.gids.size());
+    const GO g = gidOf(static_cast<std::size_t>(c));
+    cc.gids.push_back(g);
+    if (key.owner < 0) continue;
+    cc.remote_pids.push_back(key.owner);
+    if (domainPos.linear())
+      cc.remote_owner_lids.push_back(static_cast<LO>(g - domainPos.base() - domainPos.begin(key.owner)));
+  }
+  return cc;
+}
+
+// C's column map, its columns renumbered in place, its arrays, and an Import from the known owners.
+void fillC(const Csr& shape, FinalArraysSink& sink, const StackedB& sb, const crs_matrix_type& A,
+           const crs_matrix_type& B, crs_matrix_type& C, int me, bool fill_complete,
+           const Teuchos::RCP<Teuchos::ParameterList>& fill_params, MPI_Comm comm) {
+  const auto domain = B.getDomainMap();
+  const MapPositions domainPos(*domain);  // collective
+  const auto nnz = static_cast<std::size_t>(shape.nnz());
+  int* const col = sink.col();
+  const CColumns cc = numberColumns(col, nnz, sb, B, me, domainPos);
+  for (std::size_t q = 0; q < nnz; ++q) col[q] = cc.slot[static_cast<std::size_t>(col[q])];
+  const Teuchos::RCP<const map_type> colMap =
+      Teuchos::rcp(new map_type(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
+                                Teuchos::ArrayView<const GO>(cc.gids.data(), cc.gids.size()), domain->getIndexBase(),
+                                domain->getComm()));
+  C.replaceColMap(colMap);
+  C.setAllValues(rowOffsetsOf(shape), sink.indices(nnz), sink.values(nnz));
+  Teuchos::RCP<const import_type> importer;
+  if (domainPos.linear()) {
+    importer = importFromOwners(domain, colMap, cc.remote_pids, cc.remote_owner_lids, domainPos, comm);
+  } else {
+    Teuchos::Array<int> pids(cc.remote_pids.begin(), cc.remote_pids.end());
+    importer = Teuchos::rcp(new import_type(domain, colMap, pids));
+  }
+  if (fill_complete) C.expertStaticFillComplete(domain, A.getRangeMap(), importer, Teuchos::null, fill_params);
+}
+
+}  // namespace
+
+void multiplyRowWise(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C, bool fill_complete,
+                     const Teuchos::RCP<Teuchos::ParameterList>& fill_params, const Topology& topo,
+                     MultiplyStats& stats) {
+  const local_host_type a = A.getLocalMatrixHost(), b = B.getLocalMatrixHost();
+  StackedB sb;
+  std::optional<Csr> ownA;
+  std::vector<int> colsAsRows;
+  {
+    // The in phase: B's remote rows, and B's local rows stacked with them.
+    PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
+    const auto importer = A.getGraph()->getImporter();
+    if (importer.is_null()) throw std::logic_error("Trident: the row-wise product needs A's Import");
+    sb = stackB(b, B, fetchRemoteRows(*importer, A, B, topo, stats));
+    const std::vector<int> rows = rowsOfStackedB(*importer, static_cast<std::int64_t>(b.numRows()),
+                                                 static_cast<std::int64_t>(a.numCols()));
+    ownA = ownCopyOfA(viewOf(a), rows, storedZeros(A), sb.rows.nrows);
+    if (!ownA) colsAsRows = columnsAsRows(viewOf(a), rows);
+  }
+  const CsrView bv = CsrView::of(sb.rows);
+  const CsrView av = viewOfA(a, ownA, colsAsRows, bv.nrows);
+  FinalArraysSink sink;
+  Csr shape;
+  {
+    PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
+    shape = gustavsonMultiplyInto(av, bv, sink);
+    stats.local_flops += multiplyFlops(av, bv);
+  }
+  stats.nnz_c_local = static_cast<std::uint64_t>(shape.nnz());
+  {
+    PhaseTimer t(stats.times.imbalance_wait, "Trident: wait for the slowest rank");
+    MPI_Barrier(topo.world());
+  }
+  PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");
+  fillC(shape, sink, sb, A, B, C, topo.rank(), fill_complete, fill_params, topo.world());
+}
+
+}  // namespace tpetra
+}  // namespace Trident
