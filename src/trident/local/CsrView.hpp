@@ -19,12 +19,26 @@ struct CsrView {
   static CsrView of(const Csr& M) { return {M.nrows, M.ncols, M.rowptr.data(), M.col.data(), M.val.data()}; }
 };
 
+// B's rows in two parts read where they are: first's rows, then second's (the row-wise product at
+// P > 1: B's local rows where Tpetra keeps them, then the remote rows fetched for the product),
+// both in one column numbering of width ncols.
+struct StackedCsrView {
+  CsrView first, second;
+  std::int64_t ncols = 0;
+  std::int64_t nrows() const { return first.nrows + second.nrows; }
+};
+
 // The "gustavson" kernel's product A * B (A.ncols == B.nrows) on views, its entries written into
 // sink (rows sorted, as gustavsonMultiplyAddInto writes them); the returned Csr has the shape and
 // row offsets, empty col/val. The same sums in the same order as gustavsonMultiply, so the same bits.
 Csr gustavsonMultiplyInto(const CsrView& A, const CsrView& B, BlockSink& sink);
 
+// The same with B stacked (A.ncols == B.nrows()); B's columns are not compressed (B's width is
+// its column map and the remote rows' other columns, about its entries or fewer).
+Csr gustavsonMultiplyInto(const CsrView& A, const StackedCsrView& B, BlockSink& sink);
+
 // Multiply-adds of A * B.
 std::uint64_t multiplyFlops(const CsrView& A, const CsrView& B);
+std::uint64_t multiplyFlops(const CsrView& A, const StackedCsrView& B);
 
 }  // namespace Trident

@@ -28,6 +28,8 @@ namespace {
 // The kernel's internals read either an owned block or a view of someone else's arrays.
 inline const int* colData(const Csr& M) { return M.col.data(); }
 inline const int* colData(const CsrView& M) { return M.col; }
+inline const double* valData(const Csr& M) { return M.val.data(); }
+inline const double* valData(const CsrView& M) { return M.val; }
 
 // Hypersparse operands: a block of B can be far wider than the columns it uses (with the G x 1
 // grid a tile is as wide as the matrix). The dense accumulator then runs over B's used columns,
@@ -121,6 +123,33 @@ bool rowsSorted(const M& B, const int* bcol) {
       if (bcol[q - 1] > bcol[q]) return false;
   return true;
 }
+bool rowsSorted(const StackedCsrView& B, const int*) {
+  return rowsSorted(B.first, B.first.col) && rowsSorted(B.second, B.second.col);
+}
+
+// Row k of B: its columns (in the accumulator's numbering, bcol) and values.
+struct RowSpan {
+  const int* col;
+  const double* val;
+  std::int64_t n;
+};
+template <class M>
+inline RowSpan rowOf(const M& B, const int* bcol, std::int64_t k) {
+  const std::int64_t qb = B.rowptr[k];
+  return {bcol + qb, valData(B) + qb, B.rowptr[k + 1] - qb};
+}
+inline RowSpan rowOf(const StackedCsrView& B, const int*, std::int64_t k) {
+  const bool first = k < B.first.nrows;
+  const CsrView& part = first ? B.first : B.second;
+  const std::int64_t r = first ? k : k - B.first.nrows;
+  const std::int64_t qb = part.rowptr[r];
+  return {part.col + qb, part.val + qb, part.rowptr[r + 1] - qb};
+}
+template <class M>
+inline std::int64_t rowLength(const M& B, std::int64_t k) {
+  return B.rowptr[k + 1] - B.rowptr[k];
+}
+inline std::int64_t rowLength(const StackedCsrView& B, std::int64_t k) { return rowOf(B, nullptr, k).n; }
 
 // A's row r times B into acc, after addFirst(r, acc) has put its entries in. With sorted rows of B
 // the dense accumulator's column range is taken once per row of B.
@@ -129,16 +158,15 @@ void addRow(const MA& A, const MB& B, const int* bcol, bool bSorted, std::int64_
   addFirst(r, acc);
   for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
     const double a = A.val[p];
-    const int k = A.col[p];
-    const std::int64_t qb = B.rowptr[k], qe = B.rowptr[k + 1];
+    const RowSpan b = rowOf(B, bcol, A.col[p]);
     if constexpr (std::is_same<Acc, RangeAccumulator>::value) {
       if (bSorted) {
-        if (qb != qe) acc.span(bcol[qb], bcol[qe - 1]);
-        for (std::int64_t q = qb; q < qe; ++q) acc.addInRange(bcol[q], a * B.val[q]);
+        if (b.n != 0) acc.span(b.col[0], b.col[b.n - 1]);
+        for (std::int64_t q = 0; q < b.n; ++q) acc.addInRange(b.col[q], a * b.val[q]);
         continue;
       }
     }
-    for (std::int64_t q = qb; q < qe; ++q) acc.add(bcol[q], a * B.val[q]);
+    for (std::int64_t q = 0; q < b.n; ++q) acc.add(b.col[q], a * b.val[q]);
   }
 }
 
@@ -191,7 +219,7 @@ struct RowFlops {
   const MB& B;
   std::int64_t operator()(std::int64_t r) const {
     std::int64_t w = 0;
-    for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) w += B.rowptr[A.col[p] + 1] - B.rowptr[A.col[p]];
+    for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) w += rowLength(B, A.col[p]);
     return w;
   }
 };
@@ -306,6 +334,19 @@ Csr gustavsonMultiplyInto(const CsrView& A, const CsrView& B, BlockSink& sink) {
     for (std::int64_t q = 0; q < C.nnz(); ++q) col[q] = cc.used[col[q]];
   }
   return C;
+}
+
+Csr gustavsonMultiplyInto(const CsrView& A, const StackedCsrView& B, BlockSink& sink) {
+  if (A.ncols != B.nrows()) throw std::invalid_argument("gustavson SpGEMM: A.ncols != B.nrows");
+  return accumulateRows(
+      A, B, nullptr, B.ncols, multiplyFlops(A, B), SinkOutput{sink},
+      [](std::int64_t, auto&) {}, RowFlops{A, B}, [](int, double v) { return v; });
+}
+
+std::uint64_t multiplyFlops(const CsrView& A, const StackedCsrView& B) {
+  std::uint64_t f = 0;
+  for (std::int64_t p = 0; p < A.nnz(); ++p) f += static_cast<std::uint64_t>(rowLength(B, A.col[p]));
+  return f;
 }
 
 std::uint64_t multiplyFlops(const CsrView& A, const CsrView& B) {
