@@ -299,6 +299,7 @@ struct MultiplyPlan::Impl {
   // "1d", and auto's choice of Tpetra's algorithm, run it with Trident's kernel in place
   // (Trident_OneRankProduct at P = 1, Trident_RowWiseProduct at P > 1) where it can; elsewhere
   // Tpetra's own Multiply runs it.
+  bool oneDLocallyPossible(const crs_matrix_type* first_C) const;  // all but the agreed aImportServes
   bool oneDInPlacePossible(const crs_matrix_type* first_C) const;
   void settleOneD(const crs_matrix_type* first_C);
   void executeOneD(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C, bool fill,
@@ -412,7 +413,8 @@ AutoInputs MultiplyPlan::Impl::checkAll(const crs_matrix_type& A, const crs_matr
   if (opt.algorithm == Algorithm::Auto) {
     // A product that will move nothing is predicted, and remembered, as such.
     const bool inPlace = oneRankPossible(first_C);
-    const std::uint64_t context = rememberContext(opt) ^ (inPlace ? 0x1B1ACEull : 0ull);
+    const std::uint64_t context =
+        rememberContext(opt) ^ (inPlace ? 0x1B1ACEull : 0ull) ^ (oneDLocallyPossible(first_C) ? 0x1D0000ull : 0ull);
     in = AutoInputs::gather(A, tA, B, tB, check, a_zeros,
                             opt.remember_auto_choice ? std::optional<std::uint64_t>(context) : std::nullopt,
                             opt.estimate_auto_choice);
@@ -431,6 +433,8 @@ void MultiplyPlan::Impl::choose(const crs_matrix_type& A, const crs_matrix_type&
                                 AutoInputs& in) {
   in.agree(check);
   in.a_import_serves = aImportServes;
+  // Tpetra's algorithm, where it would run in place, is predicted as it would run (settleOneD).
+  if (oneDInPlacePossible(checkedC)) in.model = planner::tpetraInPlace(in.model);
   in.owner_slices_allowed = !opt.permute && opt.slices != SliceChoice::Balanced;
   in.rows_grid_allowed = opt.grid != GridChoice::Square;
   AutoChoice choice = chooseAlgorithm(A, tA, B, tB, world, [this]() -> const Topology& { return topology(); }, in, stats);
@@ -671,11 +675,15 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
 // first execute on the operands the plan was just built from, as one-shot plans and MueLu's
 // kept ones run, with the C it was shown). A second collective and pattern check there would
 // cost MueLu's small products more than the plan's own check does.
+bool MultiplyPlan::Impl::oneDLocallyPossible(const crs_matrix_type* first_C) const {
+  return !keep && !tA && !tB && !opt.permute && opt.local_kernel == "gustavson" && opt.device == "host" && first_C &&
+         !first_C->isFillComplete() && !first_C->hasColMap();
+}
+
 bool MultiplyPlan::Impl::oneDInPlacePossible(const crs_matrix_type* first_C) const {
   int P = 0;
   MPI_Comm_size(world, &P);
-  return !keep && !tA && !tB && !opt.permute && opt.local_kernel == "gustavson" && opt.device == "host" && first_C &&
-         !first_C->isFillComplete() && !first_C->hasColMap() && (P == 1 || aImportServes.value_or(false));
+  return oneDLocallyPossible(first_C) && (P == 1 || aImportServes.value_or(false));
 }
 
 // Tpetra's algorithm, asked for as "1d" or chosen by "auto", with Trident's kernel where it can

@@ -161,6 +161,32 @@ void testMovingNothing() {
   check(tp2.time_s == tp.time_s, "moving nothing: Tpetra's prediction unchanged");
 }
 
+// Tpetra's algorithm run in place ("1d") is charged C at the in-place cost and its rows at the
+// in-place packing cost; the links, the fixed cost and the other algorithms do not change.
+void testTpetraInPlace() {
+  const MachineModel m;
+  const MachineModel inPlace = tpetraInPlace(m);
+  Estimate tp, tr;
+  tp.algo = "tpetra";
+  tr.algo = "trident";
+  for (Estimate* e : {&tp, &tr}) {
+    e->flops_max = 4e6;
+    e->c_max = 3e6;
+    e->entries_max = 2e6;
+    e->gi_bytes_max = 1e6;
+    e->import_rows_max = 1e4;
+  }
+  Estimate tp2 = tp, tr2 = tr;
+  estimateTime(tp, 4, m);
+  estimateTime(tp2, 4, inPlace);
+  estimateTime(tr, 4, m);
+  estimateTime(tr2, 4, inPlace);
+  check(tp2.t_kernel < tp.t_kernel && tp2.t_import < tp.t_import && tp2.t_import > 0,
+        "Tpetra in place: C at the in-place cost, the rows packed at the in-place cost");
+  check(tp2.t_links == tp.t_links && tp2.t_fixed == tp.t_fixed, "Tpetra in place: the same links and fixed cost");
+  check(tr2.time_s == tr.time_s, "Tpetra in place: Trident's prediction unchanged");
+}
+
 void testRounds() {
   ReducedSummary r = asIfEveryRank(largeProduct(), 4);
   r.most.skipped = kSkippedEstimate;
@@ -246,6 +272,7 @@ int main() {
   testBound();
   testEstimate();
   testMovingNothing();
+  testTpetraInPlace();
   testRounds();
   testUnions();
   testCounts();

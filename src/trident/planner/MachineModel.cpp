@@ -30,6 +30,7 @@ const std::map<std::string, std::pair<Field, const char*>>& fields() {
       {"summa_c_cost", {&MachineModel::summa_c_cost, "s per entry of C produced, SUMMA"}},
       {"tpetra_c_cost", {&MachineModel::tpetra_c_cost, "s per entry of C produced, Tpetra's multiply"}},
       {"tpetra_import_cost", {&MachineModel::tpetra_import_cost, "s per byte Tpetra's multiply imports (set-up, packing)"}},
+      {"oned_import_cost", {&MachineModel::oned_import_cost, "s per byte of remote rows Tpetra's algorithm run in place (\"1d\") fetches"}},
       {"tpetra_import_row_cost", {&MachineModel::tpetra_import_row_cost, "s per row of B Tpetra's multiply imports"}},
       {"summa_overhead", {&MachineModel::summa_overhead, "s per summa multiply, independent of size"}},
       {"tpetra_overhead", {&MachineModel::tpetra_overhead, "s per Tpetra multiply, independent of size"}},
@@ -84,6 +85,13 @@ MachineModel movingNothing(const MachineModel& m) {
   MachineModel r = m;
   r.trident_entry_cost = r.summa_entry_cost = 0.0;
   r.trident_c_cost = r.summa_c_cost = m.trident_owner_c_cost;
+  return r;
+}
+
+MachineModel tpetraInPlace(const MachineModel& m) {
+  MachineModel r = m;
+  r.tpetra_c_cost = m.trident_owner_c_cost;
+  r.tpetra_import_cost = m.oned_import_cost;
   return r;
 }
 

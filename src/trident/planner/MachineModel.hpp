@@ -60,6 +60,10 @@ struct MachineModel {
   double tpetra_c_cost = 4.1e-8;        // the same, Tpetra's Multiply
   double tpetra_import_cost = 5.5e-9;   // s per byte of Tpetra's import of remote B rows (packing)
   double tpetra_import_row_cost = 8.0e-8;  // s per row of B Tpetra's import brings (look-ups, column map)
+  // Tpetra's algorithm run in place ("1d", Trident_RowWiseProduct): s per byte of the remote rows
+  // it fetches (packing, unpacking, renumbering): 0.5-0.7 ns at P = 2 on this machine ("Trident:
+  // redistribute in: remote rows" over the bytes received: ca-CondMat, cit-HepTh, facebook).
+  double oned_import_cost = 7.0e-10;
   double tpetra_overhead = 2.9e-4;      // s per Tpetra Multiply, fixed
   double trident_overhead = 4.1e-4;     // s per Trident multiply, fixed (layout, plan, assembly)
   double summa_overhead = 3.1e-4;       // s per SUMMA multiply, fixed
@@ -81,6 +85,12 @@ struct MachineModel {
 // The plain model would charge tetdual:35's P = 1 product 0.19 s for copies this path does not
 // make, and choose Tpetra (0.098 s) over it (0.020 s).
 MachineModel movingNothing(const MachineModel& m);
+
+// The model of Tpetra's algorithm run in place ("1d": a one-shot product into a fresh C, B's rows
+// along A's own Import): the same rows move, but Trident's kernel writes C's final arrays (C at
+// trident_owner_c_cost) and the rows are packed at oned_import_cost; "auto" predicts Tpetra's
+// algorithm so wherever it would run in place.
+MachineModel tpetraInPlace(const MachineModel& m);
 
 // Sets pr.time_s (for P ranks) and returns it.
 double predictTime(Prediction& pr, const MachineModel& model);
