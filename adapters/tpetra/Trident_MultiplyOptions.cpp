@@ -70,10 +70,11 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
   pl = rcp(new Teuchos::ParameterList("Trident"));
   pl->set("trident: algorithm", std::string("auto"),
           "\"auto\" (default: the least time predicted from per-rank counts and a machine model, the file named by "
-          "the environment variable TRIDENT_MACHINE_MODEL, else the built-in defaults), \"trident\" (hierarchical), "
-          "\"summa\" (2D Sparse SUMMA baseline), \"tpetra\" (Tpetra's own Multiply), \"1d\" (Tpetra's 1D row-wise algorithm with Trident's kernel on the "
-          "operands where Tpetra keeps them; Tpetra's own Multiply where that cannot run: a transposed operand, a plan "
-          "kept for reuse, a C already filled, another kernel or device, or A's Import not from B's row map)",
+          "the environment variable TRIDENT_MACHINE_MODEL, else the built-in defaults; Tpetra's algorithm, where "
+          "chosen, runs as \"1d\" where it can), \"trident\" (hierarchical), \"summa\" (2D Sparse SUMMA baseline), "
+          "\"tpetra\" (Tpetra's own Multiply), \"1d\" (Tpetra's 1D row-wise algorithm with Trident's kernel on the "
+          "operands where Tpetra keeps them; Tpetra's own Multiply where that cannot run: a transposed operand, a "
+          "plan kept for reuse, a C already filled, another kernel or device, or A's Import not from B's row map)",
           rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("trident", "summa", "tpetra", "1d", "auto"))));
   pl->set("trident: ranks per group", 0,
           "lambda, ranks per group sharing the fast link; 0 = size of the MPI_COMM_TYPE_SHARED groups",

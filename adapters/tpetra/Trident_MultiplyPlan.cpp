@@ -694,7 +694,10 @@ void MultiplyPlan::Impl::settleOneD(const crs_matrix_type* first_C) {
   if (opt.algorithm != Algorithm::OneD && !autoTpetra) return;
   const bool inPlace = oneDInPlacePossible(first_C);
   opt.algorithm = inPlace ? Algorithm::OneD : Algorithm::Tpetra;
-  if (autoTpetra && inPlace) stats.auto_reason += " Tpetra's algorithm runs as \"1d\": Trident's kernel in place.";
+  const std::string chose = "chose tpetra";
+  if (autoTpetra && inPlace && stats.auto_reason.compare(0, chose.size(), chose) == 0)
+    stats.auto_reason =
+        "chose 1d (Tpetra's algorithm, Trident's kernel in place)" + stats.auto_reason.substr(chose.size());
 }
 
 void MultiplyPlan::Impl::executeOneD(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C,

@@ -69,7 +69,10 @@ std::vector<std::int64_t> pack(const crs_matrix_type& B, const std::vector<std::
   const auto rowGids = Compat::localElementList(*B.getRowMap());
   const auto colGids = Compat::localElementList(*B.getColMap());
   std::int64_t entries = 0;
-  for (std::size_t j : exports) entries += static_cast<std::int64_t>(b.graph.row_map(exportLids[j] + 1) - b.graph.row_map(exportLids[j]));
+  for (std::size_t j : exports) {
+    const LO r = exportLids[j];
+    entries += static_cast<std::int64_t>(b.graph.row_map(r + 1) - b.graph.row_map(r));
+  }
   const auto rows = static_cast<std::int64_t>(exports.size());
   std::vector<std::int64_t> buf(Message::words(rows, entries), 0);
   buf[0] = rows;
@@ -104,7 +107,8 @@ void sendRows(const Tpetra::Import<LO, GO, Node>& importer, const crs_matrix_typ
   const auto pids = importer.getExportPIDs();
   if (lids.size() == 0) return;
   std::vector<std::vector<std::size_t>> to(static_cast<std::size_t>(topo.P()));
-  for (std::size_t j = 0; j < static_cast<std::size_t>(pids.size()); ++j) to[static_cast<std::size_t>(pids[j])].push_back(j);
+  for (std::size_t j = 0; j < static_cast<std::size_t>(pids.size()); ++j)
+    to[static_cast<std::size_t>(pids[j])].push_back(j);
   const std::vector<int> owner = columnOwners(B, topo.rank());
   for (int d = 0; d < topo.P(); ++d) {
     if (to[d].empty()) continue;
@@ -112,7 +116,8 @@ void sendRows(const Tpetra::Import<LO, GO, Node>& importer, const crs_matrix_typ
     if (out.back().size() > static_cast<std::size_t>(INT_MAX))
       throw std::runtime_error("Trident: a remote-row message of more than 2^31 words");
     reqs.emplace_back();
-    MPI_Isend(out.back().data(), static_cast<int>(out.back().size()), MPI_INT64_T, d, kTagRows, topo.world(), &reqs.back());
+    MPI_Isend(out.back().data(), static_cast<int>(out.back().size()), MPI_INT64_T, d, kTagRows, topo.world(),
+              &reqs.back());
     countBytes(topo, d, out.back().size(), true, stats);
   }
 }

@@ -51,7 +51,8 @@ StackedB stackB(const local_host_type& b, const crs_matrix_type& B, RemoteRows&&
     const GO g = rows.col[q];
     LO c = colMap.getLocalElement(g);
     if (c == invalid) {
-      const auto [it, added] = extra.emplace(g, static_cast<int>(s.b_cols + static_cast<std::int64_t>(s.extra_gids.size())));
+      const auto next = static_cast<int>(s.b_cols + static_cast<std::int64_t>(s.extra_gids.size()));
+      const auto [it, added] = extra.emplace(g, next);
       if (added) {
         s.extra_gids.push_back(g);
         s.extra_owners.push_back(rows.owner[q]);
@@ -105,9 +106,10 @@ CColumns numberColumns(const int* col, std::size_t nnz, const StackedB& sb, cons
   const auto width = static_cast<std::size_t>(sb.remote.ncols);
   std::vector<char> used(width, 0);
   for (std::size_t q = 0; q < nnz; ++q) used[static_cast<std::size_t>(col[q])] = 1;
-  auto gidOf = [&](std::size_t c) { return c < static_cast<std::size_t>(sb.b_cols) ? bGids[c] : sb.extra_gids[c - sb.b_cols]; };
+  const auto bCols = static_cast<std::size_t>(sb.b_cols);
+  auto gidOf = [&](std::size_t c) { return c < bCols ? bGids[c] : sb.extra_gids[c - bCols]; };
   auto keyOf = [&](std::size_t c) {
-    const int owner = c < static_cast<std::size_t>(sb.b_cols) ? bOwners[c] : sb.extra_owners[c - sb.b_cols];
+    const int owner = c < bCols ? bOwners[c] : sb.extra_owners[c - bCols];
     const GO g = gidOf(c);
     return owner == me ? ColumnKey{-1, static_cast<GO>(domain.getLocalElement(g))} : ColumnKey{owner, g};
   };
@@ -117,7 +119,7 @@ CColumns numberColumns(const int* col, std::size_t nnz, const StackedB& sb, cons
   bool ordered = true;
   for (std::size_t c = 0; c < width; ++c) {
     if (!used[c]) continue;
-    auto& list = c < static_cast<std::size_t>(sb.b_cols) ? fromB : extras;
+    auto& list = c < bCols ? fromB : extras;
     list.emplace_back(keyOf(c), static_cast<int>(c));
     if (&list == &fromB && fromB.size() > 1 && fromB.back().first < fromB[fromB.size() - 2].first) ordered = false;
   }
