@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# auto-table.sh - "trident: algorithm" = "auto" against the three algorithms it chooses from,
-# each algorithm in its own process, as a user runs one: issue 11's table.
+# auto-table.sh - "trident: algorithm" = "auto" against the algorithms it chooses from, each
+# algorithm in its own process, as a user runs one.
 #
 #   perf/auto-table.sh [--np=4] [--ranks-per-group=2] [--rounds=3] [--trials=5] [--csv=FILE] [MATRIX ...]
 #
 # For every MATRIX (default: every ../shared/matrices/*.mtx, TRIDENT_MATRIX_DIR) and round, one
-# mpirun of trident-bench per algorithm (tpetra, summa, trident, auto, auto-cold), in an order
+# mpirun of trident-bench per algorithm (tpetra, summa, trident, 1d, auto, auto-cold), in an order
 # shuffled per round; each reports the median of --trials (after one warm-up). The table gives
 # per algorithm the median of its rounds, what auto chose, and auto / fastest and
 # auto-cold / fastest (auto-cold: "trident: auto: remember choice" = false, so every call is a
@@ -48,7 +48,7 @@ logs="${csv%.csv}.logs"
 mkdir -p "$logs"
 [ -s "$csv" ] && { echo "auto-table.sh: $csv exists; give a new --csv" >&2; exit 2; }
 rm -f "$logs/order"
-algos=(tpetra summa trident auto auto-cold)
+algos=(tpetra summa trident 1d auto auto-cold)
 # Ranks bound to cores round-robin (perf/mpi-binding.sh; TRIDENT_MPI_BIND=none: unbound).
 source "$here/perf/mpi-binding.sh"
 for m in "${matrices[@]}"; do
@@ -74,24 +74,24 @@ for (name, rnd, algo), r in zip(order, rows):
     t = float(r["time_s"])
     times.setdefault(name, {}).setdefault(algo, []).append(t)
     rounds.setdefault(name, {}).setdefault(rnd, {})[algo] = t
-cols = ["matrix", "tpetra", "summa", "trident", "auto", "auto-cold", "chose", "fastest", "a/f", "a/f (r)",
+cols = ["matrix", "tpetra", "summa", "trident", "1d", "auto", "auto-cold", "chose", "fastest", "a/f", "a/f (r)",
         "cold/f", "cold/f (r)", "auto / chosen"]
 print("| " + " | ".join(cols) + " |\n" + "|---" * len(cols) + "|")  # docs/benchmarks.md's table as it stands
 ok = {"a/f": 0, "a/f r": 0, "c/f": 0, "c/f r": 0}
 for m, d in sorted(times.items()):
     med = {a: statistics.median(v) for a, v in d.items()}
-    fastest = min(("tpetra", "summa", "trident"), key=lambda a: med[a])
+    fastest = min(("tpetra", "summa", "trident", "1d"), key=lambda a: med[a])
     chose = "?"
     for log in sorted(glob.glob(os.path.join(sys.argv[2], m + ".auto-cold.*.log"))):
         c = re.search(r"\[auto-cold\] chose (\w+),", open(log, errors="replace").read())
         if c: chose = c.group(1)
-    per = lambda a: statistics.median(t[a] / min(t["tpetra"], t["summa"], t["trident"]) for t in rounds[m].values())
+    per = lambda a: statistics.median(t[a] / min(t["tpetra"], t["summa"], t["trident"], t["1d"]) for t in rounds[m].values())
     r = {"a/f": med["auto"] / med[fastest], "a/f r": per("auto"),
          "c/f": med["auto-cold"] / med[fastest], "c/f r": per("auto-cold")}
     for k, v in r.items(): ok[k] += v <= 1.1
     same = med["auto"] / med[chose] if chose in med else float("nan")
-    print("| %s | %.4f | %.4f | %.4f | %.4f | %.4f | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f |" %
-          (m, med["tpetra"], med["summa"], med["trident"], med["auto"], med["auto-cold"], chose, fastest,
+    print("| %s | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f |" %
+          (m, med["tpetra"], med["summa"], med["trident"], med["1d"], med["auto"], med["auto-cold"], chose, fastest,
            r["a/f"], r["a/f r"], r["c/f"], r["c/f r"], same))
 n = len(times)
 print("within 1.1x of the fastest, of %d: auto %d (ratio of medians), %d (median of per-round ratios); "
