@@ -25,7 +25,7 @@ for ((r = 1; r <= rounds; ++r)); do
   out=$(timeout 300 "${mpi[@]}" "$exe" "$@" --rap=trident --ranks-per-group="$lambda")
   trident+=("$(rap <<<"$out")")
   its_t=$(sed -n 's/^CG: converged, \([0-9]*\) iterations.*/\1/p' <<<"$out")
-  algos=$(sed -n 's/^  RAP level \([0-9]*\):.*, A\*P \([a-z]*\), R\*(AP) \([a-z]*\)$/\2\/\3/p' <<<"$out" | sort | uniq -c | awk '{printf "%s%sx%s", sep, $1, $2; sep=" "}')
+  algos=$(sed -n 's/^  RAP level \([0-9]*\):.*, A\*P \([a-z0-9]*\), R\*(AP) \([a-z0-9]*\)$/\2\/\3/p' <<<"$out" | sort | uniq -c | awk '{printf "%s%sx%s", sep, $1, $2; sep=" "}')
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 ms=$(median "${stock[@]}") mt=$(median "${trident[@]}")

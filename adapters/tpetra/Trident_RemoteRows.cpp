@@ -24,7 +24,7 @@ struct Message {
   std::int64_t* lengths = nullptr;
   std::int64_t* cols = nullptr;
   std::int64_t* vals = nullptr;
-  std::int32_t* owners = nullptr;
+  char* owners = nullptr;  // 4 bytes each, read and written through memcpy
   static std::size_t words(std::int64_t rows, std::int64_t entries) {
     return static_cast<std::size_t>(2 + 2 * rows + 2 * entries + (entries + 1) / 2);
   }
@@ -41,7 +41,7 @@ struct Message {
     m.lengths = m.gids + m.rows;
     m.cols = m.lengths + m.rows;
     m.vals = m.cols + m.entries;
-    m.owners = reinterpret_cast<std::int32_t*>(m.vals + m.entries);
+    m.owners = reinterpret_cast<char*>(m.vals + m.entries);
     return m;
   }
 };
@@ -88,7 +88,8 @@ std::vector<std::int64_t> pack(const crs_matrix_type& B, const std::vector<std::
       const int c = b.graph.entries(q);
       m.cols[e] = colGids[c];
       std::memcpy(m.vals + e, &b.values(q), sizeof(double));
-      m.owners[e] = owner[static_cast<std::size_t>(c)];
+      const std::int32_t o = owner[static_cast<std::size_t>(c)];
+      std::memcpy(m.owners + 4 * e, &o, 4);
     }
   }
   return buf;
@@ -135,7 +136,9 @@ void place(const Message& m, std::size_t first, const Teuchos::ArrayView<const L
     for (std::int64_t q = 0; q < m.lengths[t]; ++q, ++e, ++at) {
       rows.col[at] = m.cols[e];
       std::memcpy(&rows.val[at], m.vals + e, sizeof(double));
-      rows.owner[at] = m.owners[e];
+      std::int32_t o = 0;
+      std::memcpy(&o, m.owners + 4 * e, 4);
+      rows.owner[at] = o;
     }
   }
 }
@@ -178,7 +181,13 @@ RemoteRows fetchRemoteRows(const Tpetra::Import<LO, GO, Node>& importer, const c
     if (static_cast<std::size_t>(m.rows) != lengths[i])
       throw std::logic_error("Trident: rank " + std::to_string(src) + " sent " + std::to_string(m.rows) +
                              " remote rows where A's Import expects " + std::to_string(lengths[i]));
-    for (std::int64_t t = 0; t < m.rows; ++t) rows.rowptr[first[i] + static_cast<std::size_t>(t) + 1] = m.lengths[t];
+    std::int64_t entries = 0;
+    for (std::int64_t t = 0; t < m.rows; ++t) {
+      rows.rowptr[first[i] + static_cast<std::size_t>(t) + 1] = m.lengths[t];
+      if (m.lengths[t] < 0) throw std::logic_error("Trident: a remote-row message with a negative row length");
+      entries += m.lengths[t];
+    }
+    if (entries != m.entries) throw std::logic_error("Trident: a remote-row message whose rows do not add up");
   }
   for (std::size_t s = 0; s < slots; ++s) rows.rowptr[s + 1] += rows.rowptr[s];
   const auto nnz = static_cast<std::size_t>(rows.rowptr.back());

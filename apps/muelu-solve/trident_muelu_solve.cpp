@@ -38,7 +38,7 @@ const char* kUsage =
     "  --laplace=2d|3d --n=N    5-point (N^2 rows) / 7-point (N^3 rows) Laplacian (default N: 300 / 40)\n"
     "  --rap=trident|tpetra     Galerkin products with Trident (default) or MueLu's stock RAPFactory\n"
     "  --ranks-per-group=L      \"trident: ranks per group\" (lambda; default: ranks per node)\n"
-    "  --algorithm=A            \"trident: algorithm\": auto (default: the planner's choice) | trident | summa | tpetra\n"
+    "  --algorithm=A            \"trident: algorithm\": auto (default: the planner's choice) | trident | summa | tpetra | 1d\n"
     "  --xml=FILE               MueLu parameters (XML) replacing the built-in ones\n"
     "  --max-levels=K           (default 10)   --coarse-max-size=M (default 1000)\n"
     "  --repartition            rebalance coarse levels (zoltan2 multijagged; --laplace only)\n"
