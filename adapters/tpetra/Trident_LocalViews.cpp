@@ -18,12 +18,16 @@ CsrView viewOf(const local_host_type& M) {
           M.graph.entries.data(), M.values.data()};
 }
 
+namespace {
+
+// A's columns as B's rows, where they differ. A's row offsets and values are read as they are.
 std::vector<int> columnsAsRows(const CsrView& a, const std::vector<int>& rows) {
   std::vector<int> col(static_cast<std::size_t>(rows.empty() ? 0 : a.nnz()));
   for (std::size_t q = 0; q < col.size(); ++q) col[q] = rows[a.col[q]];
   return col;
 }
 
+// A without its stored zeros (and with its columns as B's rows), where it has any.
 std::optional<Csr> ownCopyOfA(const CsrView& a, const std::vector<int>& rows, std::size_t zeros, std::int64_t nrowsB) {
   if (zeros == 0) return std::nullopt;
   Csr own(a.nrows, nrowsB);
@@ -40,12 +44,14 @@ std::optional<Csr> ownCopyOfA(const CsrView& a, const std::vector<int>& rows, st
   return own;
 }
 
-CsrView viewOfA(const local_host_type& a, const std::optional<Csr>& ownA, const std::vector<int>& colsAsRows,
-                std::int64_t nrowsB) {
-  CsrView av = ownA ? CsrView::of(*ownA) : viewOf(a);
-  if (!ownA && !colsAsRows.empty()) av.col = colsAsRows.data();
-  av.ncols = nrowsB;  // A's columns are B's rows, of which A may use fewer
-  return av;
+}  // namespace
+
+KernelA::KernelA(const local_host_type& a, const std::vector<int>& rows, std::size_t zeros, std::int64_t nrowsB)
+    : own_(ownCopyOfA(viewOf(a), rows, zeros, nrowsB)) {
+  if (!own_) cols_ = columnsAsRows(viewOf(a), rows);
+  view_ = own_ ? CsrView::of(*own_) : viewOf(a);
+  if (!own_ && !cols_.empty()) view_.col = cols_.data();
+  view_.ncols = nrowsB;  // A's columns are B's rows, of which A may use fewer
 }
 
 row_map_view rowOffsetsOf(const Csr& shape) {

@@ -10,6 +10,8 @@
 #include "Trident_TpetraTypes.hpp"
 #include <trident/local/Csr.hpp>
 #include <trident/local/CsrView.hpp>
+#include <trident/stats/MultiplyStats.hpp>
+#include <trident/stats/PhaseTimer.hpp>
 
 namespace Trident {
 namespace tpetra {
@@ -21,17 +23,35 @@ using row_map_view = crs_matrix_type::local_graph_device_type::row_map_type::non
 // width, which may alias them. Offsets past 2^63 cannot occur.
 CsrView viewOf(const local_host_type& M);
 
-// A's columns as B's rows, where they differ (rows[c]: the row of B of A's column c; empty: the
-// same index). A's row offsets and values are read as they are.
-std::vector<int> columnsAsRows(const CsrView& a, const std::vector<int>& rows);
+// A as the kernel reads it: A's arrays, with its columns renumbered as B's rows (rows[c], empty:
+// the same) in an array of its own where they differ, or a copy without A's stored zeros where it
+// has any (zeros > 0). Valid while A lives.
+class KernelA {
+ public:
+  KernelA(const local_host_type& a, const std::vector<int>& rows, std::size_t zeros, std::int64_t nrowsB);
+  KernelA(const KernelA&) = delete;  // the view points into the object's own arrays
+  KernelA& operator=(const KernelA&) = delete;
+  CsrView view() const { return view_; }
 
-// A without its stored zeros (and with its columns as B's rows), where it has any (zeros > 0).
-std::optional<Csr> ownCopyOfA(const CsrView& a, const std::vector<int>& rows, std::size_t zeros, std::int64_t nrowsB);
+ private:
+  std::optional<Csr> own_;
+  std::vector<int> cols_;
+  CsrView view_;
+};
 
-// A's view as the kernel reads it: ownA where A had stored zeros, else A's arrays with colsAsRows
-// as its columns where those are not empty; its width is B's row count.
-CsrView viewOfA(const local_host_type& a, const std::optional<Csr>& ownA, const std::vector<int>& colsAsRows,
-                std::int64_t nrowsB);
+// The kernel into C's final arrays (sink), timed as the local phase, its multiply-adds and C's
+// local entries counted.
+template <class BView>
+Csr multiplyIntoC(const CsrView& a, const BView& b, BlockSink& sink, MultiplyStats& stats) {
+  Csr shape;
+  {
+    PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
+    shape = gustavsonMultiplyInto(a, b, sink);
+    stats.local_flops += multiplyFlops(a, b);
+  }
+  stats.nnz_c_local = static_cast<std::uint64_t>(shape.nnz());
+  return shape;
+}
 
 // C's row offsets as the view Tpetra keeps.
 row_map_view rowOffsetsOf(const Csr& shape);

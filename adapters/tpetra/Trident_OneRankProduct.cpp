@@ -99,8 +99,7 @@ bool multiplyOnOneRank(const crs_matrix_type& A, const crs_matrix_type& B, crs_m
   const local_host_type a = A.getLocalMatrixHost(), b = B.getLocalMatrixHost();
   std::optional<std::vector<int>> rows;
   std::optional<std::vector<LO>> lids;
-  std::optional<Csr> ownA;
-  std::vector<int> colsAsRows;
+  std::optional<KernelA> ka;
   {
     // The in phase: only what differs from Tpetra's own arrays is formed (usually nothing).
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
@@ -108,19 +107,10 @@ bool multiplyOnOneRank(const crs_matrix_type& A, const crs_matrix_type& B, crs_m
     lids = domainLids(B);
     if (!rows || !lids) return false;
     // Usually neither: A is read as it is. A copy of all of A had been 5% of hep-th's product.
-    ownA = ownCopyOfA(viewOf(a), *rows, storedZeros(A), static_cast<std::int64_t>(b.numRows()));
-    if (!ownA) colsAsRows = columnsAsRows(viewOf(a), *rows);
+    ka.emplace(a, *rows, storedZeros(A), static_cast<std::int64_t>(b.numRows()));
   }
-  const CsrView bv = viewOf(b);
-  const CsrView av = viewOfA(a, ownA, colsAsRows, bv.nrows);
   FinalArraysSink sink;
-  Csr shape;
-  {
-    PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
-    shape = gustavsonMultiplyInto(av, bv, sink);
-    stats.local_flops += multiplyFlops(av, bv);
-  }
-  stats.nnz_c_local = static_cast<std::uint64_t>(shape.nnz());
+  Csr shape = multiplyIntoC(ka->view(), viewOf(b), sink, stats);
   PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");
   fillC(shape, sink, A, B, *lids, C, fill_complete, fill_params);
   return true;

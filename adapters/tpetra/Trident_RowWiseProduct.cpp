@@ -176,8 +176,7 @@ void multiplyRowWise(const crs_matrix_type& A, const crs_matrix_type& B, crs_mat
                      MultiplyStats& stats) {
   const local_host_type a = A.getLocalMatrixHost(), b = B.getLocalMatrixHost();
   StackedB sb;
-  std::optional<Csr> ownA;
-  std::vector<int> colsAsRows;
+  std::optional<KernelA> ka;
   {
     // The in phase: B's remote rows, and B's local rows stacked with them.
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
@@ -192,19 +191,10 @@ void multiplyRowWise(const crs_matrix_type& A, const crs_matrix_type& B, crs_mat
     sb = stackB(b, B, std::move(remote));
     const std::vector<int> rows = rowsOfStackedB(*importer, static_cast<std::int64_t>(b.numRows()),
                                                  static_cast<std::int64_t>(a.numCols()));
-    ownA = ownCopyOfA(viewOf(a), rows, storedZeros(A), static_cast<std::int64_t>(b.numRows()) + sb.remote.nrows);
-    if (!ownA) colsAsRows = columnsAsRows(viewOf(a), rows);
+    ka.emplace(a, rows, storedZeros(A), static_cast<std::int64_t>(b.numRows()) + sb.remote.nrows);
   }
-  const StackedCsrView bv = sb.view(b);
-  const CsrView av = viewOfA(a, ownA, colsAsRows, bv.nrows());
   FinalArraysSink sink;
-  Csr shape;
-  {
-    PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
-    shape = gustavsonMultiplyInto(av, bv, sink);
-    stats.local_flops += multiplyFlops(av, bv);
-  }
-  stats.nnz_c_local = static_cast<std::uint64_t>(shape.nnz());
+  Csr shape = multiplyIntoC(ka->view(), sb.view(b), sink, stats);
   {
     PhaseTimer t(stats.times.imbalance_wait, "Trident: wait for the slowest rank");
     MPI_Barrier(topo.world());
