@@ -486,8 +486,7 @@ void MultiplyPlan::Impl::layOut(const crs_matrix_type& A, const crs_matrix_type&
 bool MultiplyPlan::Impl::oneRankPossible(const crs_matrix_type* first_C) const {
   int P = 0;
   MPI_Comm_size(world, &P);
-  return P == 1 && !keep && !tA && !tB && !opt.permute && opt.local_kernel == "gustavson" && opt.device == "host" &&
-         first_C && !first_C->isFillComplete() && !first_C->hasColMap();
+  return P == 1 && oneDLocallyPossible(first_C);
 }
 
 bool MultiplyPlan::Impl::readsInPlace(const crs_matrix_type* first_C) {
@@ -671,10 +670,6 @@ void MultiplyPlan::execute(const crs_matrix_type& A, const crs_matrix_type& B, c
   ++p.executions;
 }
 
-// The checks of this execute, in one collective: none at all when the plan checked them (a
-// first execute on the operands the plan was just built from, as one-shot plans and MueLu's
-// kept ones run, with the C it was shown). A second collective and pattern check there would
-// cost MueLu's small products more than the plan's own check does.
 bool MultiplyPlan::Impl::oneDLocallyPossible(const crs_matrix_type* first_C) const {
   return !keep && !tA && !tB && !opt.permute && opt.local_kernel == "gustavson" && opt.device == "host" && first_C &&
          !first_C->isFillComplete() && !first_C->hasColMap();
@@ -725,6 +720,10 @@ void MultiplyPlan::Impl::executeOneD(const crs_matrix_type& A, const crs_matrix_
   ++executions;
 }
 
+// The checks of this execute, in one collective: none at all when the plan checked them (a
+// first execute on the operands the plan was just built from, as one-shot plans and MueLu's
+// kept ones run, with the C it was shown). A second collective and pattern check there would
+// cost MueLu's small products more than the plan's own check does.
 void MultiplyPlan::Impl::checkExecute(const crs_matrix_type& A, const crs_matrix_type& B, const crs_matrix_type& C) {
   const bool oneShot = !keep && executions == 0;
   const bool operandsChecked = oneShot || (executions == 0 && &A == builtA && &B == builtB);

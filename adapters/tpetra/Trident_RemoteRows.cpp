@@ -102,15 +102,15 @@ void countBytes(const Topology& topo, int peer, std::size_t words, bool sent, Mu
 }
 
 // Sends this rank's exports, one message per destination (nonblocking; the buffers live in out).
-void sendRows(const Tpetra::Import<LO, GO, Node>& importer, const crs_matrix_type& B, const Topology& topo,
-              std::vector<std::vector<std::int64_t>>& out, std::vector<MPI_Request>& reqs, MultiplyStats& stats) {
+void sendRows(const Tpetra::Import<LO, GO, Node>& importer, const crs_matrix_type& B, const std::vector<int>& owner,
+              const Topology& topo, std::vector<std::vector<std::int64_t>>& out, std::vector<MPI_Request>& reqs,
+              MultiplyStats& stats) {
   const auto lids = importer.getExportLIDs();
   const auto pids = importer.getExportPIDs();
   if (lids.size() == 0) return;
   std::vector<std::vector<std::size_t>> to(static_cast<std::size_t>(topo.P()));
   for (std::size_t j = 0; j < static_cast<std::size_t>(pids.size()); ++j)
     to[static_cast<std::size_t>(pids[j])].push_back(j);
-  const std::vector<int> owner = columnOwners(B, topo.rank());
   for (int d = 0; d < topo.P(); ++d) {
     if (to[d].empty()) continue;
     out.push_back(pack(B, to[d], lids, owner));
@@ -146,10 +146,11 @@ void place(const Message& m, std::size_t first, const Teuchos::ArrayView<const L
 }  // namespace
 
 RemoteRows fetchRemoteRows(const Tpetra::Import<LO, GO, Node>& importer, const crs_matrix_type& A,
-                           const crs_matrix_type& B, const Topology& topo, MultiplyStats& stats) {
+                           const crs_matrix_type& B, const std::vector<int>& bOwners, const Topology& topo,
+                           MultiplyStats& stats) {
   std::vector<std::vector<std::int64_t>> out;
   std::vector<MPI_Request> reqs;
-  sendRows(importer, B, topo, out, reqs, stats);
+  sendRows(importer, B, bOwners, topo, out, reqs, stats);
   // The sources, in the order of A's remote LIDs, and how many rows each sends.
   const auto& dist = importer.getDistributor();
   const auto from = dist.getProcsFrom();

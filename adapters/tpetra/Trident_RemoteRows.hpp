@@ -32,9 +32,10 @@ std::vector<int> columnOwners(const crs_matrix_type& B, int me);
 
 // Collective over topo.world() (a duplicate of A's communicator). `importer` is A's Import, whose
 // source map is B's row map on every rank (aImportServes). Bytes sent and received go into stats
-// by link (Gi between groups of topo, Li inside one).
+// by link (Gi between groups of topo, Li inside one). bOwners: columnOwners(B, topo.rank()).
 RemoteRows fetchRemoteRows(const Tpetra::Import<LO, GO, Node>& importer, const crs_matrix_type& A,
-                           const crs_matrix_type& B, const Topology& topo, MultiplyStats& stats);
+                           const crs_matrix_type& B, const std::vector<int>& bOwners, const Topology& topo,
+                           MultiplyStats& stats);
 
 }  // namespace tpetra
 }  // namespace Trident

@@ -98,11 +98,10 @@ struct CColumns {
   std::vector<LO> remote_owner_lids;  // where the domain map is linear
 };
 
-CColumns numberColumns(const int* col, std::size_t nnz, const StackedB& sb, const crs_matrix_type& B, int me,
-                       const MapPositions& domainPos) {
+CColumns numberColumns(const int* col, std::size_t nnz, const StackedB& sb, const crs_matrix_type& B,
+                       const std::vector<int>& bOwners, int me, const MapPositions& domainPos) {
   const map_type& domain = *B.getDomainMap();
   const auto bGids = Compat::localElementList(*B.getColMap());
-  const std::vector<int> bOwners = columnOwners(B, me);
   const auto width = static_cast<std::size_t>(sb.remote.ncols);
   std::vector<char> used(width, 0);
   for (std::size_t q = 0; q < nnz; ++q) used[static_cast<std::size_t>(col[q])] = 1;
@@ -145,13 +144,13 @@ CColumns numberColumns(const int* col, std::size_t nnz, const StackedB& sb, cons
 
 // C's column map, its columns renumbered in place, its arrays, and an Import from the known owners.
 void fillC(const Csr& shape, FinalArraysSink& sink, const StackedB& sb, const crs_matrix_type& A,
-           const crs_matrix_type& B, crs_matrix_type& C, int me, bool fill_complete,
+           const crs_matrix_type& B, const std::vector<int>& bOwners, crs_matrix_type& C, int me, bool fill_complete,
            const Teuchos::RCP<Teuchos::ParameterList>& fill_params, MPI_Comm comm) {
   const auto domain = B.getDomainMap();
   const MapPositions domainPos(*domain);  // collective
   const auto nnz = static_cast<std::size_t>(shape.nnz());
   int* const col = sink.col();
-  const CColumns cc = numberColumns(col, nnz, sb, B, me, domainPos);
+  const CColumns cc = numberColumns(col, nnz, sb, B, bOwners, me, domainPos);
   for (std::size_t q = 0; q < nnz; ++q) col[q] = cc.slot[static_cast<std::size_t>(col[q])];
   const Teuchos::RCP<const map_type> colMap =
       Teuchos::rcp(new map_type(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
@@ -177,6 +176,9 @@ void multiplyRowWise(const crs_matrix_type& A, const crs_matrix_type& B, crs_mat
   const local_host_type a = A.getLocalMatrixHost(), b = B.getLocalMatrixHost();
   StackedB sb;
   std::optional<KernelA> ka;
+  // The owner of each of B's columns: the sender packs it with its rows, and C's column map and
+  // Import are made from it.
+  const std::vector<int> bOwners = columnOwners(B, topo.rank());
   {
     // The in phase: B's remote rows, and B's local rows stacked with them.
     PhaseTimer t(stats.times.redistribute_in, "Trident: redistribute in");
@@ -185,7 +187,7 @@ void multiplyRowWise(const crs_matrix_type& A, const crs_matrix_type& B, crs_mat
     RemoteRows remote;
     {
       Teuchos::TimeMonitor fetchTimer(*phaseTimer("Trident: redistribute in: remote rows"));
-      remote = fetchRemoteRows(*importer, A, B, topo, stats);
+      remote = fetchRemoteRows(*importer, A, B, bOwners, topo, stats);
     }
     Teuchos::TimeMonitor stackTimer(*phaseTimer("Trident: redistribute in: stack B"));
     sb = stackB(b, B, std::move(remote));
@@ -200,7 +202,7 @@ void multiplyRowWise(const crs_matrix_type& A, const crs_matrix_type& B, crs_mat
     MPI_Barrier(topo.world());
   }
   PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");
-  fillC(shape, sink, sb, A, B, C, topo.rank(), fill_complete, fill_params, topo.world());
+  fillC(shape, sink, sb, A, B, bOwners, C, topo.rank(), fill_complete, fill_params, topo.world());
 }
 
 }  // namespace tpetra

@@ -343,17 +343,17 @@ Csr gustavsonMultiplyInto(const CsrView& A, const StackedCsrView& B, BlockSink& 
       [](std::int64_t, auto&) {}, RowFlops{A, B}, [](int, double v) { return v; });
 }
 
-std::uint64_t multiplyFlops(const CsrView& A, const StackedCsrView& B) {
+namespace {
+template <class MB>
+std::uint64_t flopsOf(const CsrView& A, const MB& B) {
   std::uint64_t f = 0;
   for (std::int64_t p = 0; p < A.nnz(); ++p) f += static_cast<std::uint64_t>(rowLength(B, A.col[p]));
   return f;
 }
+}  // namespace
 
-std::uint64_t multiplyFlops(const CsrView& A, const CsrView& B) {
-  std::uint64_t f = 0;
-  for (std::int64_t p = 0; p < A.nnz(); ++p) f += static_cast<std::uint64_t>(B.rowptr[A.col[p] + 1] - B.rowptr[A.col[p]]);
-  return f;
-}
+std::uint64_t multiplyFlops(const CsrView& A, const StackedCsrView& B) { return flopsOf(A, B); }
+std::uint64_t multiplyFlops(const CsrView& A, const CsrView& B) { return flopsOf(A, B); }
 
 Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends) {
   return multiplyAddWith(A, B, std::move(addends), VectorOutput{});
