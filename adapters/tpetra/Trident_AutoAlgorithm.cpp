@@ -91,7 +91,8 @@ struct WithoutCounting {
     context.groups = [&]() {
       const Topology& topo = topology();
       return planner::Groups{topo.ranks_per_group(),
-                             tpetra::ownerSlicesPossible(topo, x.owner_slices_allowed, x.rows_grid_allowed)};
+                             tpetra::ownerSlicesPossible(topo, x.owner_slices_allowed, x.rows_grid_allowed),
+                             topo.ranks_per_core()};
     };
     return planner::decide(x.reduced, x.model, context);
   }
@@ -154,6 +155,7 @@ Decided byCounting(const crs_matrix_type& A, bool transposeA, const crs_matrix_t
   }
   all.owner_slices_possible = !transposeA && !transposeB &&
                               tpetra::ownerSlicesPossible(topo, in.owner_slices_allowed, in.rows_grid_allowed);
+  all.ranks_per_core = topo.ranks_per_core();
   if (cheapTranspose) {
     all.max.flops = all.sum.flops / all.P;
     all.max.max_row_flops = 0;

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 #include "Trident_AutoAlgorithm.hpp"
 #include "Trident_MapSameness.hpp"
@@ -213,9 +212,7 @@ SliceCuts ownerCuts(SliceChoice choice, const TileGrid& grid, const Topology& to
 }
 
 // Some node of comm runs more ranks than it has cores (collective).
-bool ranksShareCores(MPI_Comm comm) {
-  return nodeRanks(comm) > static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
+bool ranksShareCores(MPI_Comm comm) { return ranksPerCore(comm) > 1.0; }
 
 // "trident: blocks": the rule makeLayout asks once it knows the groups' work under even blocks
 // (planner/BlockBalance.hpp). Groups near balance (the same answer on every rank) cost nothing

@@ -187,6 +187,59 @@ void testTpetraInPlace() {
   check(tr2.time_s == tr.time_s, "Tpetra in place: Trident's prediction unchanged");
 }
 
+// Where ranks share cores, the 1D rows' busiest rank is charged its share of the cores it can
+// take from lighter ranks (at least the average); with a core per rank, its own work. SUMMA and
+// balanced Trident do not change.
+void testSharedCores() {
+  check(busiestShare(300, 400, 4, 2) == 150 && busiestShare(300, 400, 4, 1) == 300 &&
+            busiestShare(120, 400, 4, 2) == 100 && busiestShare(300, 400, 4, 0.5) == 300,
+        "busiest share: max(busiest / ranks per core, average), ranks per core at least 1");
+  GlobalCounts g;
+  g.P = 4;
+  g.lambda = 2;
+  g.owner_slices_possible = true;
+  for (LocalCounts* c : {&g.sum, &g.max}) {
+    const double k = c == &g.sum ? 4.0 : 1.8;  // the busiest rank: 1.8x the average
+    c->a_rows = 1000 * k;
+    c->a_entries = c->b_entries = 5000 * k;
+    c->flops = c->c_entries = 20000 * k;
+    c->work = c->a_entries + c->flops;
+  }
+  const std::vector<Estimate> own = estimateAll(g, MachineModel());
+  g.ranks_per_core = 2;
+  const std::vector<Estimate> shared = estimateAll(g, MachineModel());
+  check(own[0].flops_max == 36000 && own[0].c_max == 36000 && shared[0].flops_max == 20000 &&
+            shared[0].c_max == 20000 && shared[0].time_s < own[0].time_s,
+        "two ranks a core: Tpetra's busiest rank at the average (its half, 0.9x, is below)");
+  check(own[2].owner_slices && shared[2].owner_slices && shared[2].flops_max == 20000 && own[2].flops_max == 36000,
+        "two ranks a core: Trident's owner slices likewise");
+  check(shared[1].time_s == own[1].time_s, "two ranks a core: SUMMA unchanged");
+}
+
+// The estimate overstates the 1D rows' busiest rank (each rank extrapolates its remote entries
+// from its own rows of B): where the choice turns on it, counting decides unless it is dear.
+void testTurnsOnBusiest() {
+  const MachineModel inPlace = tpetraInPlace(MachineModel());
+  ReducedSummary r = asIfEveryRank(largeProduct(), 4);
+  r.most.est_flops *= 3;
+  r.most.est_c_entries *= 3;
+  r.most.est_work = r.most.a_entries + r.most.est_flops;
+  int asked = 0;
+  const AutoOutcome o = decide(r, inPlace, contextOf(4, asked));
+  check(!o.decision && o.estimated.find("turns on the 1D rows' busiest rank") != std::string::npos,
+        "the choice turns on Tpetra's busiest rank: counted", o.decision ? o.decision->reason : o.learnt());
+  const AutoOutcome even = decide(asIfEveryRank(largeProduct(), 4), inPlace, contextOf(4, asked));
+  check(even.learnt().find("turns on") == std::string::npos, "ranks alike: it does not turn on the busiest rank",
+        even.decision ? even.decision->reason : even.learnt());
+  MachineModel dear = inPlace;
+  dear.auto_count_overhead = 0.05;  // over 25 % of Trident's ~0.08 s, under the bound's margin
+  const AutoOutcome d = decide(r, dear, contextOf(4, asked));
+  check(d.decision && d.decision->path == AutoPath::Estimate && d.decision->algorithm != ChosenAlgorithm::Tpetra &&
+            d.decision->reason.find("over 25 %") != std::string::npos,
+        "it turns on the busiest rank but counting costs over 25 %: the estimate decides",
+        d.decision ? d.decision->reason : d.learnt());
+}
+
 void testRounds() {
   ReducedSummary r = asIfEveryRank(largeProduct(), 4);
   r.most.skipped = kSkippedEstimate;
@@ -273,6 +326,8 @@ int main() {
   testEstimate();
   testMovingNothing();
   testTpetraInPlace();
+  testSharedCores();
+  testTurnsOnBusiest();
   testRounds();
   testUnions();
   testCounts();

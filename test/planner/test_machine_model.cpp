@@ -92,6 +92,7 @@ int main(int argc, char** argv) {
   const auto topo = Trident::cachedTopology(world(), lam);
   pl::GlobalCounts all = pl::reduceCounts(Trident::tpetra::localCounts(*A, *A, *topo), lam, world());
   all.owner_slices_possible = Trident::tpetra::ownerSlicesPossible(*topo, true, true);  // the defaults
+  all.ranks_per_core = topo->ranks_per_core();
   // At P = 1 a one-shot product into a fresh C moves nothing (Trident_OneRankProduct), and the
   // plan predicts it with the model of such a product.
   const std::vector<pl::Estimate> est = pl::estimateAll(all, P == 1 ? pl::movingNothing(back) : back);

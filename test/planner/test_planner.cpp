@@ -155,6 +155,7 @@ int main(int argc, char** argv) {
         pl::GlobalCounts all = pl::reduceCounts(mine, lam, world());
         // The drop-in's defaults: no relabeling, slices and grid "auto".
         all.owner_slices_possible = Trident::tpetra::ownerSlicesPossible(*topo, true, true);
+        all.ranks_per_core = topo->ranks_per_core();
         // A one-shot A*A into a fresh C runs Tpetra's algorithm in place ("1d"), predicted so.
         const pl::MachineModel plain;
         const pl::MachineModel model = pl::tpetraInPlace(P == 1 ? pl::movingNothing(plain) : plain);

@@ -11,4 +11,8 @@ int nodeLocalRank(MPI_Comm comm);
 // ranks outnumber the cores ("trident: blocks").
 int nodeRanks(MPI_Comm comm);
 
+// The ranks of comm on this rank's node per hardware thread of the node, at least 1 (1: every
+// rank can have a core of its own); collective over comm.
+double ranksPerCore(MPI_Comm comm);
+
 }  // namespace Trident

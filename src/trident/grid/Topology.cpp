@@ -5,6 +5,7 @@
 #include <string>
 
 #include "trident/core/Errors.hpp"
+#include "trident/device/NodeLocalRank.hpp"
 
 namespace Trident {
 
@@ -58,6 +59,9 @@ Topology::Topology(MPI_Comm world, int ranks_per_group) : world_(world), request
   for (int r = 0; r < P_; ++r) world_of_[group_of_[r] * lambda_ + ks[r]] = r;
 
   MPI_Comm_split(world, k_, group_, &gi_comm_);
+
+  const double mine = ranksPerCore(world);
+  MPI_Allreduce(&mine, &ranks_per_core_, 1, MPI_DOUBLE, MPI_MIN, world);
 }
 
 namespace {

@@ -40,6 +40,10 @@ class Topology {
       if (world_of_[w] != static_cast<int>(w)) return false;
     return true;
   }
+  // The fewest ranks that share a core on any node (at least 1: ranksPerCore), the same on every
+  // rank. Where ranks time-share cores the operating system hands a lighter rank's core to a
+  // busier one, so a busiest rank costs less than on a core of its own (auto's model, Estimate.hpp).
+  double ranks_per_core() const { return ranks_per_core_; }
   // The ranks_per_group it was built for (0 or less: the node), the key of cachedTopology.
   int requested_ranks_per_group() const { return requested_; }
 
@@ -49,6 +53,7 @@ class Topology {
   MPI_Comm gi_comm_ = MPI_COMM_NULL;
   int requested_ = 0;
   int P_ = 1, rank_ = 0, lambda_ = 1, group_ = 0, k_ = 0;
+  double ranks_per_core_ = 1;
   std::vector<int> group_of_;  // world rank -> group
   std::vector<int> world_of_;  // group * lambda + k -> world rank
 };

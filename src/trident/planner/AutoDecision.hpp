@@ -62,6 +62,7 @@ EstimateCounts estimateOf(const ReducedSummary& r);
 struct Groups {
   int lambda = 1;
   bool owner_slices_possible = false;  // tpetra::ownerSlicesPossible
+  double ranks_per_core = 1;           // Topology::ranks_per_core
 };
 struct DecisionContext {
   int P = 1;

@@ -96,6 +96,10 @@ double estimateTime(Estimate& e, int P, const MachineModel& m) {
   return e.time_s;
 }
 
+double busiestShare(double busiest, double sum, int P, double ranks_per_core) {
+  return std::max(busiest / std::max(ranks_per_core, 1.0), sum / std::max(P, 1));
+}
+
 std::vector<Estimate> estimateAll(const GlobalCounts& g, const MachineModel& model) {
   const int P = g.P, lambda = g.lambda, G = P / std::max(lambda, 1);
   const double nnzA = g.sum.a_entries, nnzB = g.sum.b_entries, F = g.sum.flops;
@@ -103,8 +107,10 @@ std::vector<Estimate> estimateAll(const GlobalCounts& g, const MachineModel& mod
 
   Estimate& tp = out[0];
   tp.algo = "tpetra";
-  tp.flops_max = g.max.flops;
-  tp.c_max = g.max.c_entries;
+  const double oneDFlops = busiestShare(g.max.flops, g.sum.flops, P, g.ranks_per_core);
+  const double oneDC = busiestShare(g.max.c_entries, g.sum.c_entries, P, g.ranks_per_core);
+  tp.flops_max = oneDFlops;
+  tp.c_max = oneDC;
   tp.entries_max = g.max.a_entries + g.max.b_entries;  // an upper bound: max of each
   tp.gi_bytes_max = g.max.tpetra_gi_bytes;
   tp.li_bytes_max = g.max.tpetra_li_bytes;
@@ -141,8 +147,8 @@ std::vector<Estimate> estimateAll(const GlobalCounts& g, const MachineModel& mod
     // Owner slices: each rank multiplies its own 1D rows and its kernel writes C's final arrays.
     // Its entries are still made into tiles (measured: the in phase 0.7x the balanced one's).
     tr.owner_slices = true;
-    tr.flops_max = g.max.flops;
-    tr.c_max = g.max.c_entries;
+    tr.flops_max = oneDFlops;
+    tr.c_max = oneDC;
   }
   const double perEntry = 12.0 / 20.0;
   const double imported = (g.sum.tpetra_gi_bytes + g.sum.tpetra_li_bytes) * perEntry / P;

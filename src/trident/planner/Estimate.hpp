@@ -64,7 +64,16 @@ struct GlobalCounts {
   // Set by the caller: Trident's tiles would be cut at the owners' rows if balance allows (the
   // G x 1 grid, groups of consecutive ranks, no relabeling, "trident: slices" not "balanced").
   bool owner_slices_possible = false;
+  // Set by the caller: the fewest ranks sharing a core on any node (Topology::ranks_per_core).
+  double ranks_per_core = 1;
 };
+
+// The work of the busiest of the 1D rows (Tpetra's algorithm, owner slices) as the model charges
+// it: the model's rates are per rank, as measured with every rank of a node sharing its cores
+// alike, so with s ranks to a core a rank with more than its share runs up to s times faster than
+// the rates say (the operating system hands it the cores that lighter ranks leave), never faster
+// than the average: max(busiest / s, average). With a core per rank (s = 1), the busiest.
+double busiestShare(double busiest, double sum, int P, double ranks_per_core);
 
 // Collective over comm: one MPI_Allreduce.
 GlobalCounts reduceCounts(const LocalCounts& mine, int lambda, MPI_Comm comm);
