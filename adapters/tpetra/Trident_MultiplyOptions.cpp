@@ -128,7 +128,8 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
           Teuchos::rcp(new Teuchos::BoolParameterEntryValidator()));
   pl->set("trident: auto: estimate without counting", true,
           "\"trident: algorithm\" = \"auto\": decide from what each rank knows of its own rows (no message beyond "
-          "the call's one check) when that estimate is decisive or counting would cost over 5 % of the product; "
+          "the call's one check) when that estimate is decisive or counting would cost over 5 % of the product "
+          "(25 % where the choice turns on the 1D rows' busiest rank, which the estimate overstates); "
           "false counts every product the bound does not settle (exact Tpetra bytes in the prediction)",
           Teuchos::rcp(new Teuchos::BoolParameterEntryValidator()));
   pl->set("trident: lookahead", 2, "rounds of tiles in flight ahead of the multiply (>= 1)",
