@@ -195,16 +195,14 @@ Csr accumulateRows(const MA& A, const MB& B, const int* bcol, std::int64_t width
   ProgressTicker ticker;
   std::size_t at = 0;
   auto emit = [&out, &value](int c, double v) { out.put(c, value(c, v)); };
-  auto accumulate = [&](std::int64_t r, auto& acc) {
+  auto accumulate = [&](std::int64_t r, std::int64_t work, auto& acc) {
     addRow(A, B, bcol, bSorted, r, acc, addFirst);
-    const std::size_t n = acc.size();
-    out.room(at, n);
-    acc.flush(emit);
-    return n;
+    out.room(at, acc.atMost(work));
+    return acc.flush(emit);
   };
   for (std::int64_t r = 0; r < A.nrows; ++r) {
     const std::int64_t work = rowWork(r);
-    const std::size_t n = RangeAccumulator::pays(work, width) ? accumulate(r, dense) : accumulate(r, sparse);
+    const std::size_t n = RangeAccumulator::pays(work, width) ? accumulate(r, work, dense) : accumulate(r, work, sparse);
     ticker.tick(work);
     at += n;
     C.rowptr[r + 1] = static_cast<std::int64_t>(at);

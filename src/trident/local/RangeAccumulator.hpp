@@ -35,16 +35,24 @@ class RangeAccumulator {
     lo_ = std::min(lo_, lo);
     hi_ = std::max(hi_, hi);
   }
+  // The row's entries, exactly: a sweep over the bit words it spans.
   std::size_t size() const {
     std::size_t n = 0;
     for (int w = lo_ >> 6; w <= (hi_ >> 6) && hi_ >= 0; ++w)
       n += static_cast<std::size_t>(popcount64(bits_[static_cast<std::size_t>(w)]));
     return n;
   }
-  // Calls emit(col, value) for every touched column in ascending order, then resets.
+  // At most as many entries as the row has: its multiply-adds (`work`) and the columns it spans.
+  // What the kernel makes room by: size() would be a second sweep.
+  std::size_t atMost(std::int64_t work) const {
+    return hi_ < 0 ? 0 : static_cast<std::size_t>(std::min<std::int64_t>(work, hi_ - lo_ + 1));
+  }
+  // Calls emit(col, value) for every touched column in ascending order, then resets; returns how
+  // many.
   template <class Emit>
-  void flush(Emit&& emit) {
-    if (hi_ < 0) return;
+  std::size_t flush(Emit&& emit) {
+    if (hi_ < 0) return 0;
+    std::size_t n = 0;
     for (int w = lo_ >> 6; w <= (hi_ >> 6); ++w) {
       std::uint64_t bw = bits_[static_cast<std::size_t>(w)];
       bits_[static_cast<std::size_t>(w)] = 0;
@@ -53,10 +61,12 @@ class RangeAccumulator {
         bw &= bw - 1;
         emit(c, acc_[static_cast<std::size_t>(c)]);
         acc_[static_cast<std::size_t>(c)] = -0.0;
+        ++n;
       }
     }
     lo_ = std::numeric_limits<int>::max();
     hi_ = -1;
+    return n;
   }
   // Whether a row with `work` multiply-adds over `width` columns should use this accumulator:
   // sweeping the bit words costs up to width/64 per row, worth it once the row's multiply-adds

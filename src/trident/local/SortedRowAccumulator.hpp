@@ -33,12 +33,14 @@ class SortedRowAccumulator {
     }
   }
   std::size_t size() const { return n_; }
+  std::size_t atMost(std::int64_t) const { return n_; }  // RangeAccumulator's interface: exact here
 
-  // Calls emit(col, value) for every touched column in ascending order, then resets.
+  // Calls emit(col, value) for every touched column in ascending order, then resets; returns how
+  // many.
   template <class Emit>
-  void flush(Emit&& emit) {
+  std::size_t flush(Emit&& emit) {
     const std::size_t n = n_;
-    if (n == 0) return;
+    if (n == 0) return 0;
     if (sortIsCheaper(n)) {
       std::sort(touched_.get(), touched_.get() + n);
       for (std::size_t t = 0; t < n; ++t) {
@@ -66,6 +68,7 @@ class SortedRowAccumulator {
       }
     }
     n_ = 0;
+    return n;
   }
 
  private:
