@@ -39,7 +39,9 @@ std::optional<RememberedChoice> findRememberedChoice(const crs_matrix_type& A, b
   auto& m = memory();
   for (auto it = m.begin(); it != m.end(); ++it) {
     if (!it->selectedBy(A, transposeA, B, transposeB, context)) continue;
-    if (!it->a.matches(A, a_zeros) || !it->b.matches(B)) {
+    // A*A: where B's fingerprint is A's structure, A's hash confirms both (B's zeros do not matter).
+    const bool bIsA = &A == &B && it->b.sameStructureAs(it->a);
+    if (!it->a.matches(A, a_zeros) || (!bIsA && !it->b.matches(B))) {
       m.erase(it);  // the arrays were reused for other operands
       return std::nullopt;
     }

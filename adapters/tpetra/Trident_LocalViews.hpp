@@ -39,15 +39,16 @@ class KernelA {
   CsrView view_;
 };
 
-// The kernel into C's final arrays (sink), timed as the local phase, its multiply-adds and C's
-// local entries counted.
+// The kernel into C's final arrays (sink), timed as the local phase, its multiply-adds (counted
+// once: the stats' and the bound C is reserved by) and C's local entries counted.
 template <class BView>
 Csr multiplyIntoC(const CsrView& a, const BView& b, BlockSink& sink, MultiplyStats& stats) {
   Csr shape;
   {
     PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
-    shape = gustavsonMultiplyInto(a, b, sink);
-    stats.local_flops += multiplyFlops(a, b);
+    const std::uint64_t flops = multiplyFlops(a, b);
+    shape = gustavsonMultiplyInto(a, b, sink, flops);
+    stats.local_flops += flops;
   }
   stats.nnz_c_local = static_cast<std::uint64_t>(shape.nnz());
   return shape;

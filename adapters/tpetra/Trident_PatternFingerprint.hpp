@@ -34,6 +34,13 @@ class PatternFingerprint {
   bool selects(const crs_matrix_type& M) const;
   // Exact, up to the hash where nothing is held: M has the pattern this was taken from.
   bool matches(const crs_matrix_type& M, std::optional<std::size_t> zeros = std::nullopt) const;
+  // Both were taken, holding nothing, from the same arrays and structure: where `other` matched M
+  // and this one selects M too, this one's structure matches M without hashing it again (A*A).
+  bool sameStructureAs(const PatternFingerprint& other) const {
+    return hold_ == Hold::Nothing && other.hold_ == Hold::Nothing && rows_at_ == other.rows_at_ &&
+           entries_at_ == other.entries_at_ && num_rows_ == other.num_rows_ && num_entries_ == other.num_entries_ &&
+           contents_ == other.contents_;
+  }
 
  private:
   using graph_type = crs_matrix_type::local_matrix_host_type::StaticCrsGraphType;

@@ -276,6 +276,23 @@ int main(int argc, char** argv) {
     tally.check(anyValues == 1 && !remembered(zeroed.first), "a stored zero written in place: counted again",
                 zeroed.first.auto_reason);
     tally.check(sameMatrix(gather(*Ctz), zeroed.second, why), "after the zero, C == Tpetra's", why);
+    // A*A: one hash confirms both operands, and a zero written into A in place is still found.
+    auto square = [&](const crs_matrix_type& X) {
+      auto C = Teuchos::rcp(new crs_matrix_type(X.getRowMap(), 0));
+      Trident::MatrixMatrix::Multiply(X, false, X, false, *C, true, "remember", counting);
+      return std::make_pair(Trident::MatrixMatrix::lastStats(), gather(*C));
+    };
+    auto As = Teuchos::rcp(new crs_matrix_type(*G, Teuchos::Copy));
+    square(*As);
+    tally.check(remembered(square(*As).first), "A*A called twice: remembered");
+    auto squareValues = As->getLocalMatrixHost().values;
+    if (squareValues.extent(0) > 0) squareValues(squareValues.extent(0) - 1) = 0.0;
+    auto Cs = Teuchos::rcp(new crs_matrix_type(As->getRowMap(), 0));
+    Tpetra::MatrixMatrix::Multiply(*As, false, *As, false, *Cs);
+    const auto squaredZero = square(*As);
+    tally.check(anyValues == 1 && !remembered(squaredZero.first), "A*A after a zero written in place: counted again",
+                squaredZero.first.auto_reason);
+    tally.check(sameMatrix(gather(*Cs), squaredZero.second, why), "A*A after the zero: C == Tpetra's", why);
   }
 
   // Bad input: every rank throws, with a message that names the problem.

@@ -32,10 +32,14 @@ struct StackedCsrView {
 // sink (rows sorted, as gustavsonMultiplyAddInto writes them); the returned Csr has the shape and
 // row offsets, empty col/val. The same sums in the same order as gustavsonMultiply, so the same bits.
 Csr gustavsonMultiplyInto(const CsrView& A, const CsrView& B, BlockSink& sink);
+// The same where the caller knows multiplyFlops(A, B) (the bound C's arrays are reserved by): a
+// pass over A's entries less. A wrong count only costs reallocation, never a wrong C.
+Csr gustavsonMultiplyInto(const CsrView& A, const CsrView& B, BlockSink& sink, std::uint64_t flops);
 
 // The same with B stacked (A.ncols == B.nrows()); B's columns are not compressed (B's width is
 // its column map and the remote rows' other columns, about its entries or fewer).
 Csr gustavsonMultiplyInto(const CsrView& A, const StackedCsrView& B, BlockSink& sink);
+Csr gustavsonMultiplyInto(const CsrView& A, const StackedCsrView& B, BlockSink& sink, std::uint64_t flops);
 
 // Multiply-adds of A * B.
 std::uint64_t multiplyFlops(const CsrView& A, const CsrView& B);

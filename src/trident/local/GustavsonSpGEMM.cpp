@@ -322,10 +322,14 @@ Csr multiplyAddWith(const Csr& A, const Csr& B, std::vector<Csr>&& addends, Outp
 }  // namespace
 
 Csr gustavsonMultiplyInto(const CsrView& A, const CsrView& B, BlockSink& sink) {
+  return gustavsonMultiplyInto(A, B, sink, multiplyFlops(A, B));
+}
+
+Csr gustavsonMultiplyInto(const CsrView& A, const CsrView& B, BlockSink& sink, std::uint64_t flops) {
   if (A.ncols != B.nrows) throw std::invalid_argument("gustavson SpGEMM: A.ncols != B.nrows");
   const CompressedColumns cc(B);
   Csr C = accumulateRows(
-      A, B, cc.columns(B), cc.width(B), multiplyFlops(A, B), SinkOutput{sink},
+      A, B, cc.columns(B), cc.width(B), flops, SinkOutput{sink},
       [](std::int64_t, auto&) {}, RowFlops{A, B}, [](int, double v) { return v; });
   if (cc.on) {
     int* col = sink.col();
@@ -335,9 +339,13 @@ Csr gustavsonMultiplyInto(const CsrView& A, const CsrView& B, BlockSink& sink) {
 }
 
 Csr gustavsonMultiplyInto(const CsrView& A, const StackedCsrView& B, BlockSink& sink) {
+  return gustavsonMultiplyInto(A, B, sink, multiplyFlops(A, B));
+}
+
+Csr gustavsonMultiplyInto(const CsrView& A, const StackedCsrView& B, BlockSink& sink, std::uint64_t flops) {
   if (A.ncols != B.nrows()) throw std::invalid_argument("gustavson SpGEMM: A.ncols != B.nrows");
   return accumulateRows(
-      A, B, nullptr, B.ncols, multiplyFlops(A, B), SinkOutput{sink},
+      A, B, nullptr, B.ncols, flops, SinkOutput{sink},
       [](std::int64_t, auto&) {}, RowFlops{A, B}, [](int, double v) { return v; });
 }
 
