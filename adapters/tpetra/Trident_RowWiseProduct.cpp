@@ -4,6 +4,7 @@
 
 #include <Tpetra_Import.hpp>
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -37,6 +38,50 @@ struct StackedB {
   }
 };
 
+// The stacked column of each remote entry: B's column map's local index where it has the GID, else
+// a new "extra" column (numbered from b_cols in order of first appearance).
+struct ExtraColumns {
+  std::int64_t b_cols = 0;
+  std::vector<GO> gids;
+  std::vector<int> owners;
+  int add(GO g, int owner) {
+    gids.push_back(g);
+    owners.push_back(owner);
+    return static_cast<int>(b_cols + static_cast<std::int64_t>(gids.size()) - 1);
+  }
+};
+
+// By a table over the GIDs' range, where that range is within a few times the columns and entries
+// looked up (hep-th at P = 4: Tpetra's hash look-up of each remote entry's GID, with a hash map for
+// the extra ones, was most of "stack B"); otherwise by Tpetra's hash.
+void numberByTable(const map_type& colMap, const RemoteRows& rows, GO lo, GO hi, ExtraColumns& extra, int* out) {
+  std::vector<int> slot(static_cast<std::size_t>(hi - lo + 1), -1);
+  const auto gids = Compat::localElementList(colMap);
+  for (std::size_t c = 0; c < static_cast<std::size_t>(gids.size()); ++c)
+    slot[static_cast<std::size_t>(gids[c] - lo)] = static_cast<int>(c);
+  for (std::size_t q = 0; q < rows.col.size(); ++q) {
+    int& s = slot[static_cast<std::size_t>(rows.col[q] - lo)];
+    if (s < 0) s = extra.add(rows.col[q], rows.owner[q]);
+    out[q] = s;
+  }
+}
+
+void numberByHash(const map_type& colMap, const RemoteRows& rows, ExtraColumns& extra, int* out) {
+  const LO invalid = Teuchos::OrdinalTraits<LO>::invalid();
+  std::unordered_map<GO, int> seen;
+  for (std::size_t q = 0; q < rows.col.size(); ++q) {
+    const GO g = rows.col[q];
+    const LO c = colMap.getLocalElement(g);
+    if (c != invalid) {
+      out[q] = c;
+      continue;
+    }
+    const auto [it, added] = seen.emplace(g, 0);
+    if (added) it->second = extra.add(g, rows.owner[q]);
+    out[q] = it->second;
+  }
+}
+
 StackedB stackB(const local_host_type& b, const crs_matrix_type& B, RemoteRows&& rows) {
   StackedB s;
   s.b_cols = static_cast<std::int64_t>(b.numCols());
@@ -45,22 +90,18 @@ StackedB stackB(const local_host_type& b, const crs_matrix_type& B, RemoteRows&&
   s.remote.val = std::move(rows.val);
   s.remote.col.resize(rows.col.size());
   const map_type& colMap = *B.getColMap();
-  const LO invalid = Teuchos::OrdinalTraits<LO>::invalid();
-  std::unordered_map<GO, int> extra;
-  for (std::size_t q = 0; q < rows.col.size(); ++q) {
-    const GO g = rows.col[q];
-    LO c = colMap.getLocalElement(g);
-    if (c == invalid) {
-      const auto next = static_cast<int>(s.b_cols + static_cast<std::int64_t>(s.extra_gids.size()));
-      const auto [it, added] = extra.emplace(g, next);
-      if (added) {
-        s.extra_gids.push_back(g);
-        s.extra_owners.push_back(rows.owner[q]);
-      }
-      c = it->second;
-    }
-    s.remote.col[q] = c;
-  }
+  ExtraColumns extra;
+  extra.b_cols = s.b_cols;
+  GO lo = std::numeric_limits<GO>::max(), hi = std::numeric_limits<GO>::min();
+  if (s.b_cols > 0) lo = colMap.getMinGlobalIndex(), hi = colMap.getMaxGlobalIndex();
+  for (const GO g : rows.col) lo = std::min(lo, g), hi = std::max(hi, g);
+  const auto looked = static_cast<double>(s.b_cols) + static_cast<double>(rows.col.size());
+  if (lo <= hi && static_cast<double>(hi - lo) < 4.0 * looked + 65536.0)
+    numberByTable(colMap, rows, lo, hi, extra, s.remote.col.data());
+  else
+    numberByHash(colMap, rows, extra, s.remote.col.data());
+  s.extra_gids = std::move(extra.gids);
+  s.extra_owners = std::move(extra.owners);
   s.remote.ncols = s.b_cols + static_cast<std::int64_t>(s.extra_gids.size());
   return s;
 }

@@ -169,6 +169,25 @@ void randomCases(const Trident::comm_ptr& comm) {
     runCase("hypersparse C, backwards domain map A(200x8000)*B(8000x40000)", *AH, false, *BH, false, false);
   }
 
+  // B's column GIDs spread far wider than its entries (a stride of 100,000): the "1d" product
+  // numbers the remote rows' columns by hash, not by a table over their range.
+  {
+    const long long n = 3000;
+    const int P = comm->getSize(), me = comm->getRank();
+    std::vector<GO> wide;
+    for (long long g = n * me / P; g < n * (me + 1) / P; ++g) wide.push_back(100000 * g + 3);
+    auto domainW = Teuchos::rcp(new map_type(n, Teuchos::ArrayView<const GO>(wide.data(), wide.size()), 0, comm));
+    auto innerW = Teuchos::rcp(new map_type(600, 0, comm));
+    auto rowW = Teuchos::rcp(new map_type(300, 0, comm));
+    RandomOptions w;
+    w.avg_per_row = 4;
+    w.seed = 16;
+    auto AW = Trident::gen::random(rowW, innerW, rowW, w);
+    w.seed = 17;
+    auto BW = Trident::gen::random(innerW, domainW, innerW, w);
+    runCase("wide column GIDs A(300x600)*B(600x3000)", *AW, false, *BW, false, false);
+  }
+
   // Square random with a very skewed row, A*A.
   RandomOptions s;
   s.avg_per_row = 3;
