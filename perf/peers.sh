@@ -3,7 +3,7 @@
 # MatMatMult and SuiteSparse:GraphBLAS's GrB_mxm (one process, on 1 thread and on as many threads
 # as there are ranks, i.e. the cores the ranks use), C = A*A on the same inputs, one table.
 #
-#   perf/peers.sh [--np=4] [--ranks-per-group=2] [--trials=3] [--check] [--csv=FILE] [MATRIX ...] [-- trident-bench args]
+#   perf/peers.sh [--np=4] [--ranks-per-group=2] [--trials=3] [--rounds=1] [--check] [--csv=FILE] [MATRIX ...] [-- trident-bench args]
 #   e.g. perf/peers.sh ../shared/matrices/cora.mtx ../shared/matrices/pubmed.mtx rmat:16:16
 #
 # MATRIX: a Matrix Market file or a trident-bench generator spec (rmat:S:E, er:N:D, lap2d:N);
@@ -18,7 +18,10 @@
 # serial product) in a second run of one trial, after the timed one: a reference held in the same
 # process would count in the RSS of what it checks. A failed or missing check, or a differing
 # nnz(C), is marked in the table.
-# Times: median over --trials of the max over ranks (GraphBLAS: of its one process).
+# Times: median over --trials of the max over ranks (GraphBLAS: of its one process); with
+# --rounds=R every column runs in R processes, one round after another, and the table gives the
+# median of their times (the same code's time moves by up to 1.5x from one process to the next on
+# the project's 2-core machines) and the largest of their peak RSS.
 # Drop-in: Trident::MatrixMatrix::Multiply with default parameters ("trident: algorithm" = "auto",
 # which may run Tpetra's Multiply), its choice remembered after the first trial as in an application.
 # Tri/best, Drop/best: Trident's and the drop-in's time over the fastest of Tpetra, PETSc and
@@ -29,16 +32,17 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${TRIDENT_BUILD_DIR:-$here/build}
 mdir=${TRIDENT_MATRIX_DIR:-$here/../shared/matrices}
-np=4 rpg=2 trials=3 check=() csv_out=""
+np=4 rpg=2 trials=3 rounds=1 check=() csv_out=""
 matrices=() extra=()
 while [ $# -gt 0 ]; do
   case $1 in
     --np=*) np=${1#*=} ;;
     --ranks-per-group=*) rpg=${1#*=} ;;
     --trials=*) trials=${1#*=} ;;
+    --rounds=*) rounds=${1#*=} ;;
     --check) check=(--check) ;;
     --csv=*) csv_out=${1#*=} ;;
-    --help|-h) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help|-h) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     -*) echo "peers.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) matrices+=("$1") ;;
@@ -70,12 +74,12 @@ mpi=(timeout "${TRIDENT_PEERS_TIMEOUT:-600}" mpirun --oversubscribe --allow-run-
 checks=$logdir/checks.csv
 timed=(--ranks-per-group="$rpg" --trials="$trials" --csv="$csv")
 checked=(--ranks-per-group="$rpg" --trials=1 --check --csv="$checks")
-# drive LOG WHAT COMMAND...: the timed run, then with --check the checking run.
+# drive LOG WHAT COMMAND...: the timed run, then with --check (in the first round) the checking run.
 drive() {
   local log=$1 what=$2
   shift 2
   "$@" "${timed[@]}" > "$log.log" 2>&1 || echo "peers.sh: $what failed (see $log.log)" >&2
-  if [ ${#check[@]} -gt 0 ]; then
+  if [ ${#check[@]} -gt 0 ] && [ "$round" = 1 ]; then
     "$@" "${checked[@]}" > "$log.check.log" 2>&1 || echo "peers.sh: $what --check failed (see $log.check.log)" >&2
   fi
 }
@@ -84,13 +88,15 @@ for spec in "${matrices[@]}"; do
   # trident-bench's matrix name: file name without directory and .mtx, commas as underscores.
   name=$(basename "$spec" .mtx); name=${name//,/_}
   names+=("$name")
-  log=$logdir/${name//[:\/]/_}
-  file=$spec dump=()
-  if [ ! -f "$spec" ]; then file=$log.mtx dump=(--dump="$file"); fi
-  echo "peers.sh: $name" >&2
+  file=$spec dump=() file_dumped=""
+  if [ ! -f "$spec" ]; then file=$logdir/${name//[:\/]/_}.mtx dump=(--dump="$file") file_dumped=$file; fi
+  for round in $(seq "$rounds"); do
+  echo "peers.sh: $name (round $round of $rounds)" >&2
+  log=$logdir/${name//[:\/]/_}.r$round
   # Tpetra's C is the reference of the checks: its timed run is all it needs.
   "${mpi[@]}" "$bench" --matrix="$spec" --algos=tpetra "${timed[@]}" "${dump[@]}" "${extra[@]}" > "$log.tpetra.log" 2>&1 \
     || echo "peers.sh: trident-bench --algos=tpetra failed on $spec (see $log.tpetra.log)" >&2
+  dump=()
   for algo in trident auto; do
     drive "$log.$algo" "trident-bench --algos=$algo on $spec" "${mpi[@]}" "$bench" --matrix="$spec" --algos=$algo "${extra[@]}"
   done
@@ -103,7 +109,8 @@ for spec in "${matrices[@]}"; do
         "$graphblas" --matrix="$file" --name="$name" --threads="$t"
     done
   fi
-  rm -f "$log.mtx"
+  done
+  rm -f "$file_dumped"
 done
 if [ -n "$csv_out" ]; then  # append, one header, as the drivers do
   mkdir -p "$(dirname "$csv_out")"
@@ -112,17 +119,24 @@ fi
 
 [ -s "$csv" ] || { echo "peers.sh: no run wrote a result (logs: $logdir)" >&2; exit 1; }
 echo
-echo "C = A*A, P = $np (trident: $rpg ranks per group; GraphBLAS: 1 and $np threads), median of $trials trials;" \
-     "RSS = peak MB, max over ranks"
+echo "C = A*A, P = $np (trident: $rpg ranks per group; GraphBLAS: 1 and $np threads), median of $trials trials" \
+     "(of $rounds processes' medians); RSS = peak MB, max over ranks (and rounds)"
 [ ${#check[@]} -gt 0 ] && [ ! -f "$checks" ] && : > "$checks"  # every check run failed: all missing
 awk -F, -v order="$(printf '%s\n' "${names[@]}")" -v peers="${peers[*]}" -v np="$np" -v checks="${check[@]:+$checks}" '
 function fmt(x) { return x == "" ? "-" : sprintf("%.3f", x) }
 function ratio(a, b) { return (a == "" || b == "" || b <= 0) ? "-" : sprintf("%.2f", a / b) }
 function cell(m, a, f) { return ((m, a) in row) ? val[m, a, f] : "" }
+# The time of every round (their median is taken at the end) and the largest peak RSS.
 function keep(m, a) {
   row[m, a] = 1
-  val[m, a, "t"] = $c["time_s"]; val[m, a, "nnzc"] = $c["nnz_c"]; val[m, a, "nnza"] = $c["nnz_a"]
-  val[m, a, "rss"] = $c["peak_rss_mb"]
+  times[m, a, ++nt[m, a]] = $c["time_s"]; val[m, a, "nnzc"] = $c["nnz_c"]; val[m, a, "nnza"] = $c["nnz_a"]
+  if (!((m, a, "rss") in val) || $c["peak_rss_mb"] + 0 > val[m, a, "rss"] + 0) val[m, a, "rss"] = $c["peak_rss_mb"]
+}
+function median(m, a,   n, i, j, x, v) {
+  n = nt[m, a]
+  for (i = 1; i <= n; ++i) v[i] = times[m, a, i] + 0
+  for (i = 2; i <= n; ++i) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; --j) v[j + 1] = v[j]; v[j + 1] = x }
+  return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 }
 function checked(m, a) { if (FILENAME == checks) { ran[m, a] = 1; if ($c["check"] == "FAIL") failed[m, a] = 1 } else keep(m, a) }
 FNR == 1 { delete c; for (i = 1; i <= NF; ++i) c[$i] = i; next }
@@ -133,6 +147,7 @@ FNR == 1 { delete c; for (i = 1; i <= NF; ++i) c[$i] = i; next }
   else { if ($c["P"] == 1) checked(m, "grb1"); if ($c["P"] == np) checked(m, "grbN") }
 }
 END {
+  for (k in nt) { split(k, mk, SUBSEP); val[mk[1], mk[2], "t"] = median(mk[1], mk[2]) }
   title["tpetra"] = "Tpetra"; title["trident"] = "Trident"; title["auto"] = "Drop-in"; title["petsc"] = "PETSc"
   title["grb1"] = "GrB 1t"; title["grbN"] = "GrB " np "t"
   na = split("tpetra trident auto " peers, al, " ")
