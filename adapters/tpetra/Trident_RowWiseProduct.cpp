@@ -139,47 +139,83 @@ struct CColumns {
   std::vector<LO> remote_owner_lids;  // where the domain map is linear
 };
 
+// The stacked columns as C's column numbering needs them: their GIDs, and their keys in Tpetra's
+// order.
+struct StackedColumns {
+  const StackedB& sb;
+  const GO* b_gids;  // B's column map's GIDs
+  const std::vector<int>& b_owners;
+  const map_type& domain;
+  const MapPositions& domain_pos;
+  int me;
+  std::size_t bCols() const { return static_cast<std::size_t>(sb.b_cols); }
+  GO gidOf(std::size_t c) const { return c < bCols() ? b_gids[c] : sb.extra_gids[c - bCols()]; }
+  ColumnKey keyOf(std::size_t c) const {
+    const int owner = c < bCols() ? b_owners[c] : sb.extra_owners[c - bCols()];
+    const GO g = gidOf(c);
+    if (owner != me) return {owner, g};
+    // A linear domain map's local index by arithmetic, not a call into Tpetra per column.
+    return {-1, domain_pos.linear() ? g - domain_pos.base() - domain_pos.begin(me)
+                                    : static_cast<GO>(domain.getLocalElement(g))};
+  }
+  // Column c as C's next column.
+  void place(CColumns& cc, const ColumnKey& key, std::size_t c) const {
+    cc.slot[c] = static_cast<int>(cc.gids.size());
+    const GO g = gidOf(c);
+    cc.gids.push_back(g);
+    if (key.owner < 0) return;
+    cc.remote_pids.push_back(key.owner);
+    if (domain_pos.linear())
+      cc.remote_owner_lids.push_back(static_cast<LO>(g - domain_pos.base() - domain_pos.begin(key.owner)));
+  }
+};
+
+using KeyedColumn = std::pair<ColumnKey, int>;
+bool byKey(const KeyedColumn& x, const KeyedColumn& y) { return x.first < y.first; }
+
+// B's used columns in their own order, the sorted extra ones merged in; false (cc to be redone)
+// where B's column map is not in Tpetra's order after all.
+bool mergeInOrder(const StackedColumns& sc, const std::vector<char>& used, const std::vector<KeyedColumn>& extras,
+                  CColumns& cc) {
+  std::size_t e = 0;
+  bool first = true;
+  ColumnKey prev{};
+  for (std::size_t c = 0; c < sc.bCols(); ++c) {
+    if (!used[c]) continue;
+    const ColumnKey key = sc.keyOf(c);
+    if (!first && key < prev) return false;
+    first = false;
+    prev = key;
+    for (; e < extras.size() && extras[e].first < key; ++e) sc.place(cc, extras[e].first, static_cast<std::size_t>(extras[e].second));
+    sc.place(cc, key, c);
+  }
+  for (; e < extras.size(); ++e) sc.place(cc, extras[e].first, static_cast<std::size_t>(extras[e].second));
+  return true;
+}
+
 CColumns numberColumns(const int* col, std::size_t nnz, const StackedB& sb, const crs_matrix_type& B,
                        const std::vector<int>& bOwners, int me, const MapPositions& domainPos) {
-  const map_type& domain = *B.getDomainMap();
   const auto bGids = Compat::localElementList(*B.getColMap());
+  const StackedColumns sc{sb, bGids.size() > 0 ? &bGids[0] : nullptr, bOwners, *B.getDomainMap(), domainPos, me};
   const auto width = static_cast<std::size_t>(sb.remote.ncols);
   std::vector<char> used(width, 0);
   for (std::size_t q = 0; q < nnz; ++q) used[static_cast<std::size_t>(col[q])] = 1;
-  const auto bCols = static_cast<std::size_t>(sb.b_cols);
-  auto gidOf = [&](std::size_t c) { return c < bCols ? bGids[c] : sb.extra_gids[c - bCols]; };
-  auto keyOf = [&](std::size_t c) {
-    const int owner = c < bCols ? bOwners[c] : sb.extra_owners[c - bCols];
-    const GO g = gidOf(c);
-    return owner == me ? ColumnKey{-1, static_cast<GO>(domain.getLocalElement(g))} : ColumnKey{owner, g};
-  };
-  // B's column map is usually in this order already (Tpetra made it): then only the extra columns
-  // are sorted and merged in; otherwise every used column is sorted.
-  std::vector<std::pair<ColumnKey, int>> fromB, extras;
-  bool ordered = true;
-  for (std::size_t c = 0; c < width; ++c) {
-    if (!used[c]) continue;
-    auto& list = c < bCols ? fromB : extras;
-    list.emplace_back(keyOf(c), static_cast<int>(c));
-    if (&list == &fromB && fromB.size() > 1 && fromB.back().first < fromB[fromB.size() - 2].first) ordered = false;
-  }
-  auto byKey = [](const auto& x, const auto& y) { return x.first < y.first; };
-  if (!ordered) std::sort(fromB.begin(), fromB.end(), byKey);
+  std::vector<KeyedColumn> extras;
+  for (std::size_t c = sc.bCols(); c < width; ++c)
+    if (used[c]) extras.emplace_back(sc.keyOf(c), static_cast<int>(c));
   std::sort(extras.begin(), extras.end(), byKey);
-  std::vector<std::pair<ColumnKey, int>> order(fromB.size() + extras.size());
-  std::merge(fromB.begin(), fromB.end(), extras.begin(), extras.end(), order.begin(), byKey);
   CColumns cc;
   cc.slot.assign(width, -1);
-  cc.gids.reserve(order.size());
-  for (const auto& [key, c] : order) {
-    cc.slot[static_cast<std::size_t>(c)] = static_cast<int>(cc.gids.size());
-    const GO g = gidOf(static_cast<std::size_t>(c));
-    cc.gids.push_back(g);
-    if (key.owner < 0) continue;
-    cc.remote_pids.push_back(key.owner);
-    if (domainPos.linear())
-      cc.remote_owner_lids.push_back(static_cast<LO>(g - domainPos.base() - domainPos.begin(key.owner)));
-  }
+  // B's column map is usually in this order already (Tpetra made it): then only the extra columns
+  // are sorted and merged in, without listing B's; otherwise every used column is sorted.
+  if (mergeInOrder(sc, used, extras, cc)) return cc;
+  std::vector<KeyedColumn> all = std::move(extras);
+  for (std::size_t c = 0; c < sc.bCols(); ++c)
+    if (used[c]) all.emplace_back(sc.keyOf(c), static_cast<int>(c));
+  std::sort(all.begin(), all.end(), byKey);
+  cc = CColumns();
+  cc.slot.assign(width, -1);
+  for (const auto& [key, c] : all) sc.place(cc, key, static_cast<std::size_t>(c));
   return cc;
 }
 

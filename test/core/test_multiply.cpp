@@ -119,6 +119,31 @@ Teuchos::RCP<const map_type> awkwardMap(long long n, const Trident::comm_ptr& co
                                    Teuchos::ArrayView<const GO>(mine.data(), mine.size()), 0, comm));
 }
 
+// M again with its column map's GIDs in reverse order, a column map Tpetra would not make: the
+// "1d" product then sorts all of C's columns instead of merging B's order with the extra ones.
+Teuchos::RCP<crs_matrix_type> withColumnsReversed(const crs_matrix_type& M) {
+  const auto gids = Trident::Compat::localElementList(*M.getColMap());
+  std::vector<GO> reversed(gids.size());
+  for (std::size_t i = 0; i < reversed.size(); ++i) reversed[i] = gids[reversed.size() - 1 - i];
+  auto colMap = Teuchos::rcp(new map_type(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
+                                          Teuchos::ArrayView<const GO>(reversed.data(), reversed.size()),
+                                          M.getColMap()->getIndexBase(), M.getComm()));
+  auto R = Teuchos::rcp(new crs_matrix_type(M.getRowMap(), colMap, M.getGlobalMaxNumRowEntries()));
+  const auto local = M.getLocalMatrixHost();
+  for (LO r = 0; r < static_cast<LO>(Trident::Compat::localNumRows(M)); ++r) {
+    std::vector<GO> cols;
+    std::vector<double> vals;
+    for (std::size_t q = local.graph.row_map(r); q < local.graph.row_map(r + 1); ++q) {
+      cols.push_back(M.getColMap()->getGlobalElement(local.graph.entries(q)));
+      vals.push_back(local.values(q));
+    }
+    R->insertGlobalValues(M.getRowMap()->getGlobalElement(r), Teuchos::ArrayView<const GO>(cols.data(), cols.size()),
+                          Teuchos::ArrayView<const double>(vals.data(), vals.size()));
+  }
+  R->fillComplete(M.getDomainMap(), M.getRangeMap());
+  return R;
+}
+
 void randomCases(const Trident::comm_ptr& comm) {
   using Trident::gen::RandomOptions;
   RandomOptions o;
@@ -132,6 +157,7 @@ void randomCases(const Trident::comm_ptr& comm) {
   o.seed = 8;
   auto B = Trident::gen::random(200, 250, o, comm);  // 200 x 250
   runCase("random A(300x200)*B(200x250)", *A, false, *B, false, true);
+  runCase("random A*B, B's column map reversed", *A, false, *withColumnsReversed(*B), false, false);
   o.seed = 9;
   auto At = Trident::gen::random(200, 300, o, comm);  // op(A) = At^T is 300 x 200
   runCase("random At^T*B", *At, true, *B, false, false);
