@@ -23,7 +23,6 @@
 #include <trident/core/Abort.hpp>
 #include <trident/core/Errors.hpp>
 #include <trident/core/HeapRetention.hpp>
-#include <trident/device/NodeLocalRank.hpp>
 #include <trident/grid/Topology.hpp>
 #include <trident/planner/BlockBalance.hpp>
 #include <trident/planner/Estimate.hpp>
@@ -211,21 +210,18 @@ SliceCuts ownerCuts(SliceChoice choice, const TileGrid& grid, const Topology& to
   return cuts;
 }
 
-// Some node of comm runs more ranks than it has cores (collective).
-bool ranksShareCores(MPI_Comm comm) { return ranksPerCore(comm) > 1.0; }
-
 // "trident: blocks": the rule makeLayout asks once it knows the groups' work under even blocks
 // (planner/BlockBalance.hpp). Groups near balance (the same answer on every rank) cost nothing
 // more; uneven ones one collective, so that ranks whose machine model files or core counts differ
-// still cut alike, and a model file some rank cannot read fails on every rank.
-BlockRule blockRule(BlockChoice choice, MPI_Comm comm) {
+// still cut alike, and a model file some rank cannot read fails on every rank. shared: some node
+// runs more ranks than it has cores (Topology::ranks_share_cores).
+BlockRule blockRule(BlockChoice choice, MPI_Comm comm, bool shared) {
   if (choice == BlockChoice::Even) return {};
-  return [choice, comm](const std::vector<double>& groupWork) {
+  return [choice, comm, shared](const std::vector<double>& groupWork) {
     if (choice == BlockChoice::Balanced) return true;
     if (!planner::groupsUneven(groupWork)) return false;
     std::string error;
     const planner::MachineModel& model = MatrixMatrix::environmentModel(&error);
-    const bool shared = ranksShareCores(comm);
     CollectiveCheck check;
     check.failIf(!error.empty(), "Trident: \"trident: blocks\" = \"auto\": " + error);
     const std::size_t slot = check.contribute(planner::balanceBlocks(groupWork, model, shared) ? 1 : 0);
@@ -598,7 +594,7 @@ void MultiplyPlan::Impl::layTiles(const Positioned& pos, const RowWeights& w) {
   if (!summa)
     cuts = ownerCuts(opt.slices, grid, tp, opt.permute, *rowPos, pos.inner, bRow, w.a_work, world, &bStays);
   aStays = !cuts.a.empty();
-  if (!summa && !aStays) cuts.balance_blocks = blockRule(opt.blocks, world);
+  if (!summa && !aStays) cuts.balance_blocks = blockRule(opt.blocks, world, tp.ranks_share_cores());
   L = makeLayout(grid, summa ? 1 : tp.ranks_per_group(), m, k, n, w.a_pos, w.a_work, w.b_pos, w.b_work, world, cuts);
   checkLocalIndexRange(L);  // before anything moves: tiles must fit 32-bit local indices
   const std::shared_ptr<const Topology> topoPtr = topo;

@@ -150,13 +150,14 @@ struct StackedColumns {
   int me;
   std::size_t bCols() const { return static_cast<std::size_t>(sb.b_cols); }
   GO gidOf(std::size_t c) const { return c < bCols() ? b_gids[c] : sb.extra_gids[c - bCols()]; }
+  // A linear domain map's local index of g on its owner, by arithmetic.
+  GO linearLid(int owner, GO g) const { return g - domain_pos.base() - domain_pos.begin(owner); }
   ColumnKey keyOf(std::size_t c) const {
     const int owner = c < bCols() ? b_owners[c] : sb.extra_owners[c - bCols()];
     const GO g = gidOf(c);
     if (owner != me) return {owner, g};
     // A linear domain map's local index by arithmetic, not a call into Tpetra per column.
-    return {-1, domain_pos.linear() ? g - domain_pos.base() - domain_pos.begin(me)
-                                    : static_cast<GO>(domain.getLocalElement(g))};
+    return {-1, domain_pos.linear() ? linearLid(me, g) : static_cast<GO>(domain.getLocalElement(g))};
   }
   // Column c as C's next column.
   void place(CColumns& cc, const ColumnKey& key, std::size_t c) const {
@@ -165,8 +166,7 @@ struct StackedColumns {
     cc.gids.push_back(g);
     if (key.owner < 0) return;
     cc.remote_pids.push_back(key.owner);
-    if (domain_pos.linear())
-      cc.remote_owner_lids.push_back(static_cast<LO>(g - domain_pos.base() - domain_pos.begin(key.owner)));
+    if (domain_pos.linear()) cc.remote_owner_lids.push_back(static_cast<LO>(linearLid(key.owner, g)));
   }
 };
 

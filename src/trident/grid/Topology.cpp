@@ -60,8 +60,12 @@ Topology::Topology(MPI_Comm world, int ranks_per_group) : world_(world), request
 
   MPI_Comm_split(world, k_, group_, &gi_comm_);
 
+  // The fewest and (negated) the most ranks per core of any node, in one allreduce.
   const double mine = ranksPerCore(world);
-  MPI_Allreduce(&mine, &ranks_per_core_, 1, MPI_DOUBLE, MPI_MIN, world);
+  double fewestMost[2] = {mine, -mine};
+  MPI_Allreduce(MPI_IN_PLACE, fewestMost, 2, MPI_DOUBLE, MPI_MIN, world);
+  ranks_per_core_ = fewestMost[0];
+  ranks_share_cores_ = -fewestMost[1] > 1.0;
 }
 
 namespace {

@@ -44,6 +44,8 @@ class Topology {
   // rank. Where ranks time-share cores the operating system hands a lighter rank's core to a
   // busier one, so a busiest rank costs less than on a core of its own (auto's model, Estimate.hpp).
   double ranks_per_core() const { return ranks_per_core_; }
+  // Some node runs more ranks than it has cores ("trident: blocks" then keeps even blocks).
+  bool ranks_share_cores() const { return ranks_share_cores_; }
   // The ranks_per_group it was built for (0 or less: the node), the key of cachedTopology.
   int requested_ranks_per_group() const { return requested_; }
 
@@ -54,6 +56,7 @@ class Topology {
   int requested_ = 0;
   int P_ = 1, rank_ = 0, lambda_ = 1, group_ = 0, k_ = 0;
   double ranks_per_core_ = 1;
+  bool ranks_share_cores_ = false;
   std::vector<int> group_of_;  // world rank -> group
   std::vector<int> world_of_;  // group * lambda + k -> world rank
 };

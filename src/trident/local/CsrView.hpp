@@ -36,9 +36,9 @@ Csr gustavsonMultiplyInto(const CsrView& A, const CsrView& B, BlockSink& sink);
 // pass over A's entries less. A wrong count only costs reallocation, never a wrong C.
 Csr gustavsonMultiplyInto(const CsrView& A, const CsrView& B, BlockSink& sink, std::uint64_t flops);
 
-// The same with B stacked (A.ncols == B.nrows()); B's columns are not compressed (B's width is
-// its column map and the remote rows' other columns, about its entries or fewer).
-Csr gustavsonMultiplyInto(const CsrView& A, const StackedCsrView& B, BlockSink& sink);
+// The same with B stacked (A.ncols == B.nrows()), flops = multiplyFlops(A, B); B's columns are
+// not compressed (B's width is its column map and the remote rows' other columns, about its
+// entries or fewer).
 Csr gustavsonMultiplyInto(const CsrView& A, const StackedCsrView& B, BlockSink& sink, std::uint64_t flops);
 
 // Multiply-adds of A * B.

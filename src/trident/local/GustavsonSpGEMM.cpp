@@ -338,10 +338,6 @@ Csr gustavsonMultiplyInto(const CsrView& A, const CsrView& B, BlockSink& sink, s
   return C;
 }
 
-Csr gustavsonMultiplyInto(const CsrView& A, const StackedCsrView& B, BlockSink& sink) {
-  return gustavsonMultiplyInto(A, B, sink, multiplyFlops(A, B));
-}
-
 Csr gustavsonMultiplyInto(const CsrView& A, const StackedCsrView& B, BlockSink& sink, std::uint64_t flops) {
   if (A.ncols != B.nrows()) throw std::invalid_argument("gustavson SpGEMM: A.ncols != B.nrows");
   return accumulateRows(
