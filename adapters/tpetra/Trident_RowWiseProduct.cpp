@@ -131,44 +131,49 @@ struct ColumnKey {
   bool operator<(const ColumnKey& o) const { return owner != o.owner ? owner < o.owner : order < o.order; }
 };
 
-// C's columns: the used ones of the stacked numbering in Tpetra's order.
+// C's columns: the used ones of the stacked numbering in Tpetra's order (the remote ones last).
 struct CColumns {
   std::vector<int> slot;  // stacked column -> C's local column
   std::vector<GO> gids;
   std::vector<int> remote_pids;
-  std::vector<LO> remote_owner_lids;  // where the domain map is linear
 };
 
 // The stacked columns as C's column numbering needs them: their GIDs, and their keys in Tpetra's
-// order.
+// order. Local (no other rank's positions), so that the columns are counted before the ranks meet.
 struct StackedColumns {
   const StackedB& sb;
   const GO* b_gids;  // B's column map's GIDs
   const std::vector<int>& b_owners;
   const map_type& domain;
-  const MapPositions& domain_pos;
   int me;
   std::size_t bCols() const { return static_cast<std::size_t>(sb.b_cols); }
   GO gidOf(std::size_t c) const { return c < bCols() ? b_gids[c] : sb.extra_gids[c - bCols()]; }
-  // A linear domain map's local index of g on its owner, by arithmetic.
-  GO linearLid(int owner, GO g) const { return g - domain_pos.base() - domain_pos.begin(owner); }
   ColumnKey keyOf(std::size_t c) const {
     const int owner = c < bCols() ? b_owners[c] : sb.extra_owners[c - bCols()];
     const GO g = gidOf(c);
     if (owner != me) return {owner, g};
-    // A linear domain map's local index by arithmetic, not a call into Tpetra per column.
-    return {-1, domain_pos.linear() ? linearLid(me, g) : static_cast<GO>(domain.getLocalElement(g))};
+    // A contiguous domain map's local index by arithmetic, not a call into Tpetra per column.
+    return {-1, domain.isContiguous() ? g - domain.getMinGlobalIndex() : static_cast<GO>(domain.getLocalElement(g))};
   }
   // Column c as C's next column.
   void place(CColumns& cc, const ColumnKey& key, std::size_t c) const {
     cc.slot[c] = static_cast<int>(cc.gids.size());
-    const GO g = gidOf(c);
-    cc.gids.push_back(g);
-    if (key.owner < 0) return;
-    cc.remote_pids.push_back(key.owner);
-    if (domain_pos.linear()) cc.remote_owner_lids.push_back(static_cast<LO>(linearLid(key.owner, g)));
+    cc.gids.push_back(gidOf(c));
+    if (key.owner >= 0) cc.remote_pids.push_back(key.owner);
   }
 };
+
+// The remote columns' local indices on their owners, where the domain map is linear (by
+// arithmetic); otherwise Tpetra's Import finds them.
+std::vector<LO> remoteOwnerLids(const CColumns& cc, const MapPositions& domainPos) {
+  std::vector<LO> lids;
+  if (!domainPos.linear()) return lids;
+  const std::size_t first = cc.gids.size() - cc.remote_pids.size();
+  lids.reserve(cc.remote_pids.size());
+  for (std::size_t t = 0; t < cc.remote_pids.size(); ++t)
+    lids.push_back(static_cast<LO>(cc.gids[first + t] - domainPos.base() - domainPos.begin(cc.remote_pids[t])));
+  return lids;
+}
 
 using KeyedColumn = std::pair<ColumnKey, int>;
 bool byKey(const KeyedColumn& x, const KeyedColumn& y) { return x.first < y.first; }
@@ -194,9 +199,9 @@ bool mergeInOrder(const StackedColumns& sc, const std::vector<char>& used, const
 }
 
 CColumns numberColumns(const int* col, std::size_t nnz, const StackedB& sb, const crs_matrix_type& B,
-                       const std::vector<int>& bOwners, int me, const MapPositions& domainPos) {
+                       const std::vector<int>& bOwners, int me) {
   const auto bGids = Compat::localElementList(*B.getColMap());
-  const StackedColumns sc{sb, bGids.size() > 0 ? &bGids[0] : nullptr, bOwners, *B.getDomainMap(), domainPos, me};
+  const StackedColumns sc{sb, bGids.size() > 0 ? &bGids[0] : nullptr, bOwners, *B.getDomainMap(), me};
   const auto width = static_cast<std::size_t>(sb.remote.ncols);
   std::vector<char> used(width, 0);
   for (std::size_t q = 0; q < nnz; ++q) used[static_cast<std::size_t>(col[q])] = 1;
@@ -219,25 +224,32 @@ CColumns numberColumns(const int* col, std::size_t nnz, const StackedB& sb, cons
   return cc;
 }
 
-// C's column map, its columns renumbered in place, its arrays, and an Import from the known owners.
-void fillC(const Csr& shape, FinalArraysSink& sink, const StackedB& sb, const crs_matrix_type& A,
-           const crs_matrix_type& B, const std::vector<int>& bOwners, crs_matrix_type& C, int me, bool fill_complete,
-           const Teuchos::RCP<Teuchos::ParameterList>& fill_params, MPI_Comm comm) {
-  const auto domain = B.getDomainMap();
-  const MapPositions domainPos(*domain);  // collective
+// C's columns numbered in Tpetra's order and renumbered in place (local).
+CColumns renumberC(const Csr& shape, FinalArraysSink& sink, const StackedB& sb, const crs_matrix_type& B,
+                   const std::vector<int>& bOwners, int me) {
   const auto nnz = static_cast<std::size_t>(shape.nnz());
   int* const col = sink.col();
-  const CColumns cc = numberColumns(col, nnz, sb, B, bOwners, me, domainPos);
+  CColumns cc = numberColumns(col, nnz, sb, B, bOwners, me);
   for (std::size_t q = 0; q < nnz; ++q) col[q] = cc.slot[static_cast<std::size_t>(col[q])];
+  return cc;
+}
+
+// C's column map (`columns` of them over all ranks), its arrays, and an Import from the known owners.
+void fillC(const Csr& shape, FinalArraysSink& sink, const CColumns& cc, std::int64_t columns,
+           const MapPositions& domainPos, const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C,
+           bool fill_complete, const Teuchos::RCP<Teuchos::ParameterList>& fill_params, MPI_Comm comm) {
+  const auto domain = B.getDomainMap();
+  const auto nnz = static_cast<std::size_t>(shape.nnz());
+  // The global count given, Tpetra's Map does not sum it again.
   const Teuchos::RCP<const map_type> colMap =
-      Teuchos::rcp(new map_type(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
+      Teuchos::rcp(new map_type(static_cast<Tpetra::global_size_t>(columns),
                                 Teuchos::ArrayView<const GO>(cc.gids.data(), cc.gids.size()), domain->getIndexBase(),
                                 domain->getComm()));
   C.replaceColMap(colMap);
   C.setAllValues(rowOffsetsOf(shape), sink.indices(nnz), sink.values(nnz));
   Teuchos::RCP<const import_type> importer;
   if (domainPos.linear()) {
-    importer = importFromOwners(domain, colMap, cc.remote_pids, cc.remote_owner_lids, domainPos, comm);
+    importer = importFromOwners(domain, colMap, cc.remote_pids, remoteOwnerLids(cc, domainPos), domainPos, comm);
   } else {
     Teuchos::Array<int> pids(cc.remote_pids.begin(), cc.remote_pids.end());
     importer = Teuchos::rcp(new import_type(domain, colMap, pids));
@@ -274,12 +286,21 @@ void multiplyRowWise(const crs_matrix_type& A, const crs_matrix_type& B, crs_mat
   }
   FinalArraysSink sink;
   Csr shape = multiplyIntoC(ka->view(), sb.view(b), sink, stats);
+  CColumns cc;
+  {
+    PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");
+    cc = renumberC(shape, sink, sb, B, bOwners, topo.rank());
+  }
+  // The ranks' first meeting after the kernel is where the faster ones wait for the slowest: one
+  // all-gather, of the domain map's positions and C's column counts, timed as that wait.
+  auto columns = static_cast<std::int64_t>(cc.gids.size());
+  std::optional<MapPositions> domainPos;
   {
     PhaseTimer t(stats.times.imbalance_wait, "Trident: wait for the slowest rank");
-    MPI_Barrier(topo.world());
+    domainPos.emplace(MapPositions::of({B.getDomainMap().get()}, &columns).front());
   }
   PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");
-  fillC(shape, sink, sb, A, B, bOwners, C, topo.rank(), fill_complete, fill_params, topo.world());
+  fillC(shape, sink, cc, columns, *domainPos, A, B, C, fill_complete, fill_params, topo.world());
 }
 
 }  // namespace tpetra

@@ -15,35 +15,40 @@ namespace tpetra {
 
 MapPositions::MapPositions(const map_type& map) : MapPositions(of({&map}).front()) {}
 
-std::vector<MapPositions> MapPositions::of(const std::vector<const map_type*>& maps) {
+std::vector<MapPositions> MapPositions::of(const std::vector<const map_type*>& maps, std::int64_t* sum) {
   MPI_Comm comm = rawComm(maps.front()->getComm());
   int P = 1, me = 0;
   MPI_Comm_size(comm, &P);
   MPI_Comm_rank(comm, &me);
   // Per map: this rank's count and its first GID when its GIDs are one contiguous run (else a
   // sentinel), from which every rank tells whether the map is "linear" without a second round.
-  const std::size_t n = maps.size();
+  const std::size_t n = maps.size(), words = 2 * n + 1;
   const std::int64_t kNotRun = std::numeric_limits<std::int64_t>::min();
-  std::vector<std::int64_t> mine(2 * n), all(2 * n * static_cast<std::size_t>(P));
+  std::vector<std::int64_t> mine(words), all(words * static_cast<std::size_t>(P));
   for (std::size_t m = 0; m < n; ++m) {
     const map_type& map = *maps[m];
     mine[2 * m] = static_cast<std::int64_t>(Compat::localNumElements(map));
     mine[2 * m + 1] = map.isContiguous() ? static_cast<std::int64_t>(map.getMinGlobalIndex()) : kNotRun;
   }
-  MPI_Allgather(mine.data(), static_cast<int>(2 * n), MPI_INT64_T, all.data(), static_cast<int>(2 * n), MPI_INT64_T,
+  mine[2 * n] = sum ? *sum : 0;
+  MPI_Allgather(mine.data(), static_cast<int>(words), MPI_INT64_T, all.data(), static_cast<int>(words), MPI_INT64_T,
                 comm);
+  if (sum) {
+    *sum = 0;
+    for (int q = 0; q < P; ++q) *sum += all[static_cast<std::size_t>(q) * words + 2 * n];
+  }
   std::vector<MapPositions> out;
   out.reserve(n);
   for (std::size_t m = 0; m < n; ++m) {
     MapPositions pos;
     pos.rank_ = me;
     pos.offset_.assign(P + 1, 0);
-    for (int q = 0; q < P; ++q) pos.offset_[q + 1] = pos.offset_[q] + all[(static_cast<std::size_t>(q) * n + m) * 2];
+    for (int q = 0; q < P; ++q) pos.offset_[q + 1] = pos.offset_[q] + all[static_cast<std::size_t>(q) * words + 2 * m];
     pos.base_ = maps[m]->getMinAllGlobalIndex();
     bool linear = true;
     for (int q = 0; q < P && linear; ++q) {
-      const std::int64_t count = all[(static_cast<std::size_t>(q) * n + m) * 2];
-      const std::int64_t first = all[(static_cast<std::size_t>(q) * n + m) * 2 + 1];
+      const std::int64_t count = all[static_cast<std::size_t>(q) * words + 2 * m];
+      const std::int64_t first = all[static_cast<std::size_t>(q) * words + 2 * m + 1];
       linear = first != kNotRun && (count == 0 || first == pos.base_ + pos.offset_[q]);
     }
     pos.linear_ = linear;

@@ -24,7 +24,8 @@ class MapPositions {
   explicit MapPositions(const map_type& map);
   // Collective: the positions of several maps on one communicator in one all-gather (each map on
   // its own costs two collectives; on a slow global link every one is latency times log P).
-  static std::vector<MapPositions> of(const std::vector<const map_type*>& maps);
+  // sum, where given: this rank's value in, the sum over the ranks out, in the same all-gather.
+  static std::vector<MapPositions> of(const std::vector<const map_type*>& maps, std::int64_t* sum = nullptr);
   std::int64_t global() const { return offset_.back(); }
   std::int64_t first() const { return offset_[rank_]; }
   int owner(std::int64_t pos) const;
