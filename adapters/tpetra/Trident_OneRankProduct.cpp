@@ -69,11 +69,16 @@ void fillC(const Csr& shape, FinalArraysSink& sink, const crs_matrix_type& A, co
   std::vector<LO> lid(ncols, 0);
   for (std::size_t q = 0; q < nnz; ++q) lid[static_cast<std::size_t>(col[q])] = 1;
   const auto domain = B.getDomainMap();
+  // A contiguous domain map's GIDs by arithmetic, not a call into Tpetra per used column.
+  const bool contiguous = domain->isContiguous();
+  const GO first = domain->getMinGlobalIndex();
   std::vector<GO> gids;
+  gids.reserve(ncols);
   LO used = 0;
   for (std::size_t c = 0; c < ncols; ++c) {
     if (!lid[c]) continue;
-    gids.push_back(domain->getGlobalElement(lids.empty() ? static_cast<LO>(c) : lids[c]));
+    const LO l = lids.empty() ? static_cast<LO>(c) : lids[c];
+    gids.push_back(contiguous ? first + l : domain->getGlobalElement(l));
     lid[c] = used++;
   }
   const bool whole = lids.empty() && static_cast<std::size_t>(used) == Compat::localNumElements(*domain);
