@@ -146,6 +146,8 @@ struct StackedColumns {
   const std::vector<int>& b_owners;
   const map_type& domain;
   int me;
+  bool contiguous = domain.isContiguous();  // asked once, not per column
+  GO first = domain.getMinGlobalIndex();
   std::size_t bCols() const { return static_cast<std::size_t>(sb.b_cols); }
   GO gidOf(std::size_t c) const { return c < bCols() ? b_gids[c] : sb.extra_gids[c - bCols()]; }
   ColumnKey keyOf(std::size_t c) const {
@@ -153,7 +155,7 @@ struct StackedColumns {
     const GO g = gidOf(c);
     if (owner != me) return {owner, g};
     // A contiguous domain map's local index by arithmetic, not a call into Tpetra per column.
-    return {-1, domain.isContiguous() ? g - domain.getMinGlobalIndex() : static_cast<GO>(domain.getLocalElement(g))};
+    return {-1, contiguous ? g - first : static_cast<GO>(domain.getLocalElement(g))};
   }
   // Column c as C's next column.
   void place(CColumns& cc, const ColumnKey& key, std::size_t c) const {
