@@ -21,11 +21,9 @@ std::pair<int, int> placeOnNode(MPI_Comm comm) {
 
 int nodeLocalRank(MPI_Comm comm) { return placeOnNode(comm).first; }
 
-int nodeRanks(MPI_Comm comm) { return placeOnNode(comm).second; }
-
 double ranksPerCore(MPI_Comm comm) {
   const double cores = std::max(1u, std::thread::hardware_concurrency());
-  return std::max(1.0, nodeRanks(comm) / cores);
+  return std::max(1.0, placeOnNode(comm).second / cores);
 }
 
 }  // namespace Trident

@@ -7,9 +7,6 @@ namespace Trident {
 // Picks the GPU of a rank (DeviceSelection.hpp).
 int nodeLocalRank(MPI_Comm comm);
 
-// How many ranks of comm share this rank's node; collective over comm.
-int nodeRanks(MPI_Comm comm);
-
 // The ranks of comm on this rank's node per hardware thread of the node, at least 1 (1: every
 // rank can have a core of its own); collective over comm (Topology agrees it over all ranks).
 double ranksPerCore(MPI_Comm comm);
