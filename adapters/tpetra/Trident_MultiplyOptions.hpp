@@ -39,6 +39,9 @@ struct MultiplyOptions {
   // A's row blocks cut by work where the groups are uneven and Gi is fast enough
   // (planner/BlockBalance.hpp); not with owner slices.
   BlockChoice blocks = BlockChoice::Auto;
+  // The "1d" product shares a group's rows by work inside the group where one rank has over 15 %
+  // more than the average (Trident_NodeWorkSharing).
+  bool share_node_work = true;
   // Count Tpetra's import bytes and multiply-adds when Tpetra's Multiply runs (one more import).
   bool count_bytes = true;
   // "auto" reuses the choice it counted for the same operands in an earlier call

@@ -702,7 +702,7 @@ void MultiplyPlan::Impl::executeOneD(const crs_matrix_type& A, const crs_matrix_
   if (P > 1) stats.ranks_per_group = topology().ranks_per_group();
   const bool done = runOrAbort(world, "1D multiply", [&] {
     if (P == 1) return tpetra::multiplyOnOneRank(A, B, C, fill, opt.tpetra_params, stats);
-    tpetra::multiplyRowWise(A, B, C, fill, opt.tpetra_params, *topo, stats);
+    tpetra::multiplyRowWise(A, B, C, fill, opt.tpetra_params, *topo, opt.share_node_work, stats);
     return true;
   });
   if (!done) {  // P = 1, maps the in-place product cannot take

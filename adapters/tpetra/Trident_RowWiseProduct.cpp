@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "Trident_LocalViews.hpp"
+#include "Trident_NodeWorkSharing.hpp"
 #include "Trident_OwnerImport.hpp"
 #include "Trident_RemoteRows.hpp"
 #include "Trident_ResultAssembly.hpp"
@@ -263,7 +264,7 @@ void fillC(const Csr& shape, FinalArraysSink& sink, const CColumns& cc, std::int
 
 void multiplyRowWise(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C, bool fill_complete,
                      const Teuchos::RCP<Teuchos::ParameterList>& fill_params, const Topology& topo,
-                     MultiplyStats& stats) {
+                     bool share_node_work, MultiplyStats& stats) {
   const local_host_type a = A.getLocalMatrixHost(), b = B.getLocalMatrixHost();
   StackedB sb;
   std::optional<KernelA> ka;
@@ -287,7 +288,7 @@ void multiplyRowWise(const crs_matrix_type& A, const crs_matrix_type& B, crs_mat
     ka.emplace(a, rows, storedZeros(A), static_cast<std::int64_t>(b.numRows()) + sb.remote.nrows);
   }
   FinalArraysSink sink;
-  Csr shape = multiplyIntoC(ka->view(), sb.view(b), sink, stats);
+  Csr shape = multiplySharingNodeWork(ka->view(), sb.view(b), sink, topo, share_node_work, stats);
   CColumns cc;
   {
     PhaseTimer t(stats.times.redistribute_out, "Trident: redistribute out");

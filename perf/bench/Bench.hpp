@@ -23,7 +23,7 @@ namespace TridentBench {
 extern const char* const kDefaultMatrix;
 // "auto-cold": "auto" counting on every call ("trident: auto: remember choice" = false), so the
 // table shows both what a first call and what a repeated call on the same operands costs.
-extern const char* const kAlgoNames[6];
+extern const char* const kAlgoNames[7];
 
 // ---- Options.cpp -------------------------------------------------------------------------------
 struct Options {

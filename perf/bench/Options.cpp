@@ -13,7 +13,7 @@
 namespace TridentBench {
 
 const char* const kDefaultMatrix = "rmat:15:8";
-const char* const kAlgoNames[6] = {"tpetra", "summa", "trident", "auto", "auto-cold", "1d"};
+const char* const kAlgoNames[7] = {"tpetra", "summa", "trident", "auto", "auto-cold", "1d", "1d-own"};
 
 namespace {
 
@@ -35,7 +35,7 @@ void addOptions(Teuchos::CommandLineProcessor& clp, Options& o) {
                 "aggregation (greedy tentative prolongator, built in) | muelu (MueLu's smoothed-aggregation P; "
                 "needs the MueLu adapter) for --op=AR and RAP");
   clp.setOption("op", &o.op, "AA (A*A) | AR (A*T, T = tentative prolongator of a greedy aggregation) | RAP (T^T*(A*T))");
-  clp.setOption("algos", &o.algos, "comma-separated subset of tpetra,summa,trident,auto,auto-cold,1d (run in this order; 1d: Tpetra's 1D algorithm with Trident's kernel in place; with --check tpetra runs first; auto: the planner's choice, remembered between trials on the same operands; auto-cold: counted on every call)");
+  clp.setOption("algos", &o.algos, "comma-separated subset of tpetra,summa,trident,auto,auto-cold,1d,1d-own (run in this order; 1d: Tpetra's 1D algorithm with Trident's kernel in place, its work shared inside each group; 1d-own: the same with every rank computing its own rows (\"trident: share node work\" = false); with --check tpetra runs first; auto: the planner's choice, remembered between trials on the same operands; auto-cold: counted on every call)");
   clp.setOption("ranks-per-group", &o.ranks_per_group,
                 "lambda, ranks per group (node); 0 = auto (the MPI_COMM_TYPE_SHARED groups; 2 in the built-in default job)");
   clp.setOption("permute", &o.permute, "none | random (trident: symmetric random permutation)");
@@ -66,7 +66,7 @@ void addAlgorithmErrors(const Options& o, std::vector<std::string>& errors) {
   if (algos.empty()) errors.push_back("--algos is empty");
   for (auto& a : algos)
     if (std::find(std::begin(kAlgoNames), std::end(kAlgoNames), a) == std::end(kAlgoNames))
-      errors.push_back("--algos: unknown algorithm '" + a + "' (expected tpetra, summa, trident, auto, auto-cold, 1d)");
+      errors.push_back("--algos: unknown algorithm '" + a + "' (expected tpetra, summa, trident, auto, auto-cold, 1d, 1d-own)");
   for (size_t i = 0; i < algos.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (algos[i] == algos[j]) errors.push_back("--algos lists '" + algos[i] + "' twice");
@@ -144,11 +144,12 @@ bool applyDefaultJob(Options& o, int P) {
 }
 
 Teuchos::RCP<Teuchos::ParameterList> algorithmParams(const Options& o, const std::string& label) {
-  const bool cold = label == "auto-cold";
-  const std::string algo = cold ? "auto" : label;
+  const bool cold = label == "auto-cold", own = label == "1d-own";
+  const std::string algo = cold ? "auto" : own ? "1d" : label;
   auto pl = Teuchos::rcp(new Teuchos::ParameterList("trident-bench"));
   pl->set("trident: algorithm", algo);
   if (cold) pl->set("trident: auto: remember choice", false);
+  if (own) pl->set("trident: share node work", false);
   if (o.ranks_per_group > 0) pl->set("trident: ranks per group", o.ranks_per_group);
   pl->set("trident: permute", o.permute);
   if (algo == "trident" || algo == "auto") pl->set("trident: grid", o.grid);

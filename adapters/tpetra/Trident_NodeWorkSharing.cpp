@@ -1,0 +1,241 @@
+#include "Trident_NodeWorkSharing.hpp"
+
+#include <mpi.h>
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "Trident_LocalViews.hpp"
+#include <trident/core/BigCount.hpp>
+#include <trident/core/HugePages.hpp>
+#include <trident/partition/NodeWorkSplit.hpp>
+#include <trident/stats/PhaseTimer.hpp>
+
+namespace Trident {
+namespace tpetra {
+
+namespace {
+
+// Tags on the group's communicator; nothing else runs on it during the row-wise product.
+enum Tag : int { kRunSizes = 0x5e01, kRunIdx, kRunCol, kRunVal, kRowsSizes, kRowsIdx, kRowsCol, kRowsVal };
+
+const CsrView& partOf(const StackedCsrView& b, std::int64_t k) { return k < b.first.nrows ? b.first : b.second; }
+std::int64_t rowIn(const StackedCsrView& b, std::int64_t k) { return k < b.first.nrows ? k : k - b.first.nrows; }
+std::int64_t rowLength(const StackedCsrView& b, std::int64_t k) {
+  const CsrView& part = partOf(b, k);
+  return part.rowptr[rowIn(b, k) + 1] - part.rowptr[rowIn(b, k)];
+}
+
+std::vector<std::uint64_t> rowFlops(const CsrView& a, const StackedCsrView& b) {
+  std::vector<std::uint64_t> f(static_cast<std::size_t>(a.nrows), 0);
+  for (std::int64_t r = 0; r < a.nrows; ++r)
+    for (std::int64_t p = a.rowptr[r]; p < a.rowptr[r + 1]; ++p)
+      f[static_cast<std::size_t>(r)] += static_cast<std::uint64_t>(rowLength(b, a.col[p]));
+  return f;
+}
+
+// A run on its way to the rank that computes it: idx = {rows, B's rows, B's width, A's row
+// offsets, B's row offsets}, then A's columns (as the packed rows of B) and B's columns (in the
+// sender's numbering, so that the rows of C come back in it), and their values.
+struct Run {
+  std::int64_t sizes[2] = {0, 0};  // idx's length, col's (and val's) length
+  std::vector<std::int64_t> idx;
+  std::vector<int> col;
+  std::vector<double> val;
+  std::uint64_t bytes() const { return idx.size() * 8 + col.size() * 12; }
+};
+
+void sendRun(Run& m, int to, MPI_Comm li, std::vector<MPI_Request>& reqs) {
+  m.sizes[0] = static_cast<std::int64_t>(m.idx.size());
+  m.sizes[1] = static_cast<std::int64_t>(m.col.size());
+  reqs.emplace_back();
+  MPI_Isend(m.sizes, 2, MPI_INT64_T, to, kRunSizes, li, &reqs.back());
+  bigcount::isend(m.idx.data(), m.idx.size(), MPI_INT64_T, to, kRunIdx, li, reqs);
+  bigcount::isend(m.col.data(), m.col.size(), MPI_INT, to, kRunCol, li, reqs);
+  bigcount::isend(m.val.data(), m.val.size(), MPI_DOUBLE, to, kRunVal, li, reqs);
+}
+
+Run receiveRun(int from, MPI_Comm li) {
+  Run m;
+  MPI_Recv(m.sizes, 2, MPI_INT64_T, from, kRunSizes, li, MPI_STATUS_IGNORE);
+  m.idx.resize(static_cast<std::size_t>(m.sizes[0]));
+  m.col.resize(static_cast<std::size_t>(m.sizes[1]));
+  m.val.resize(m.col.size());
+  bigcount::recv(m.idx.data(), m.idx.size(), MPI_INT64_T, from, kRunIdx, li);
+  bigcount::recv(m.col.data(), m.col.size(), MPI_INT, from, kRunCol, li);
+  bigcount::recv(m.val.data(), m.val.size(), MPI_DOUBLE, from, kRunVal, li);
+  return m;
+}
+
+// Rows [r0, r1) of a with the rows of b they read. slot: -1 for each row of b, left so.
+Run packRun(const CsrView& a, const StackedCsrView& b, std::int64_t r0, std::int64_t r1, std::vector<int>& slot) {
+  Run m;
+  std::vector<std::int64_t> bRows;
+  const std::int64_t base = a.rowptr[r0];
+  m.idx = {r1 - r0, 0, b.ncols};
+  for (std::int64_t r = r0; r <= r1; ++r) m.idx.push_back(a.rowptr[r] - base);
+  for (std::int64_t p = base; p < a.rowptr[r1]; ++p) {
+    int& s = slot[static_cast<std::size_t>(a.col[p])];
+    if (s < 0) {
+      s = static_cast<int>(bRows.size());
+      bRows.push_back(a.col[p]);
+    }
+    m.col.push_back(s);
+    m.val.push_back(a.val[p]);
+  }
+  m.idx[1] = static_cast<std::int64_t>(bRows.size());
+  m.idx.push_back(0);
+  for (const std::int64_t k : bRows) {
+    const CsrView& part = partOf(b, k);
+    const std::int64_t q0 = part.rowptr[rowIn(b, k)], q1 = part.rowptr[rowIn(b, k) + 1];
+    m.col.insert(m.col.end(), part.col + q0, part.col + q1);
+    m.val.insert(m.val.end(), part.val + q0, part.val + q1);
+    m.idx.push_back(m.idx.back() + (q1 - q0));
+    slot[static_cast<std::size_t>(k)] = -1;
+  }
+  return m;
+}
+
+// A BlockSink over arrays left uninitialized and advised onto huge pages, as C's final arrays
+// are: the kernel reserves by its bound (the run's multiply-adds) and only the pages it writes
+// should cost anything. A zero-filled std::vector made a run 1.4x slower than the same rows on
+// their owner (email-Enron at P = 2: 0.133 against 0.092 s with these arrays).
+class RawSink final : public BlockSink {
+ public:
+  void reserve(std::size_t capacity, std::size_t keep) override {
+    if (capacity <= n_) return;
+    std::unique_ptr<int[]> col(new int[capacity]);
+    std::unique_ptr<double[]> val(new double[capacity]);
+    adviseHugePages(col.get(), capacity * sizeof(int));
+    adviseHugePages(val.get(), capacity * sizeof(double));
+    std::copy(col_.get(), col_.get() + keep, col.get());
+    std::copy(val_.get(), val_.get() + keep, val.get());
+    col_ = std::move(col), val_ = std::move(val), n_ = capacity;
+  }
+  std::size_t capacity() const override { return n_; }
+  int* col() override { return col_.get(); }
+  double* val() override { return val_.get(); }
+
+ private:
+  std::unique_ptr<int[]> col_;
+  std::unique_ptr<double[]> val_;
+  std::size_t n_ = 0;
+};
+
+// Another rank's run through the kernel, its rows of C on their way back to it (made must live
+// until the sends complete).
+struct RowsMade {
+  std::int64_t sizes[2] = {0, 0};  // row offsets, entries
+  Csr shape;
+  RawSink entries;
+};
+void runForOther(const Run& run, int owner, MPI_Comm li, RowsMade& made, std::vector<MPI_Request>& reqs,
+                 MultiplyStats& stats) {
+  const std::int64_t rows = run.idx[0], bRows = run.idx[1];
+  const std::int64_t* aPtr = run.idx.data() + 3;
+  const std::int64_t aNnz = aPtr[rows];
+  const CsrView A{rows, bRows, aPtr, run.col.data(), run.val.data()};
+  const CsrView B{bRows, run.idx[2], aPtr + rows + 1, run.col.data() + aNnz, run.val.data() + aNnz};
+  const std::uint64_t flops = multiplyFlops(A, B);
+  made.shape = gustavsonMultiplyInto(A, B, made.entries, flops);
+  stats.local_flops += flops;
+  const auto n = static_cast<std::size_t>(made.shape.nnz());
+  made.sizes[0] = static_cast<std::int64_t>(made.shape.rowptr.size());
+  made.sizes[1] = static_cast<std::int64_t>(n);
+  reqs.emplace_back();
+  MPI_Isend(made.sizes, 2, MPI_INT64_T, owner, kRowsSizes, li, &reqs.back());
+  bigcount::isend(made.shape.rowptr.data(), made.shape.rowptr.size(), MPI_INT64_T, owner, kRowsIdx, li, reqs);
+  bigcount::isend(made.entries.col(), n, MPI_INT, owner, kRowsCol, li, reqs);
+  bigcount::isend(made.entries.val(), n, MPI_DOUBLE, owner, kRowsVal, li, reqs);
+  stats.li_bytes_sent += made.shape.rowptr.size() * 8 + n * 12;
+}
+
+// The rows of C the others made of my runs, received where they belong in C's arrays, after my
+// own rows.
+void receiveRows(const NodeWorkSplit& s, const Csr& own, FinalArraysSink& sink, Csr& shape, MPI_Comm li,
+                 MultiplyStats& stats) {
+  std::copy(own.rowptr.begin(), own.rowptr.end(), shape.rowptr.begin());
+  std::int64_t row = own.nrows, at = own.nnz();
+  std::vector<std::int64_t> idx;
+  for (const RowRun& g : s.give) {
+    std::int64_t sizes[2];
+    MPI_Recv(sizes, 2, MPI_INT64_T, g.rank, kRowsSizes, li, MPI_STATUS_IGNORE);
+    idx.resize(static_cast<std::size_t>(sizes[0]));
+    const auto n = static_cast<std::size_t>(sizes[1]);
+    bigcount::recv(idx.data(), idx.size(), MPI_INT64_T, g.rank, kRowsIdx, li);
+    if (static_cast<std::size_t>(at) + n > sink.capacity())
+      sink.reserve(static_cast<std::size_t>(at) + n, static_cast<std::size_t>(at));
+    bigcount::recv(sink.col() + at, n, MPI_INT, g.rank, kRowsCol, li);
+    bigcount::recv(sink.val() + at, n, MPI_DOUBLE, g.rank, kRowsVal, li);
+    for (std::size_t r = 1; r < idx.size(); ++r) shape.rowptr[static_cast<std::size_t>(++row)] = at + idx[r];
+    at += static_cast<std::int64_t>(n);
+    stats.li_bytes_recv += idx.size() * 8 + n * 12;
+  }
+}
+
+// The shared product: runs out, the others' runs computed and sent back, my own rows, my rows of
+// C in. Every send is non-blocking and every receive waits only on a send posted before its
+// sender blocked, so no order of arrival can deadlock.
+Csr shareAndMultiply(const NodeWorkSplit& s, const std::vector<std::uint64_t>& perRow, const CsrView& a,
+                     const StackedCsrView& b, FinalArraysSink& sink, MPI_Comm li, MultiplyStats& stats) {
+  // Room for all my rows at once: the kernel's own bound for my rows, the others' rows at most as
+  // wide as B; only what is written becomes resident.
+  std::uint64_t ownFlops = 0, bound = 0;
+  for (std::int64_t r = 0; r < a.nrows; ++r) {
+    const std::uint64_t f = perRow[static_cast<std::size_t>(r)];
+    if (r < s.own_end) ownFlops += f;
+    else bound += std::min<std::uint64_t>(f, static_cast<std::uint64_t>(b.ncols));
+  }
+  sink.reserve(static_cast<std::size_t>(ownFlops + bound), 0);
+  std::vector<MPI_Request> reqs;
+  std::vector<Run> out(s.give.size());
+  std::vector<int> slot(static_cast<std::size_t>(b.nrows()), -1);
+  for (std::size_t t = 0; t < s.give.size(); ++t) {
+    out[t] = packRun(a, b, s.give[t].begin, s.give[t].end, slot);
+    stats.li_bytes_sent += out[t].bytes();
+    sendRun(out[t], s.give[t].rank, li, reqs);
+  }
+  std::vector<RowsMade> made(s.take_from.size());
+  for (std::size_t t = 0; t < s.take_from.size(); ++t) {
+    const Run run = receiveRun(s.take_from[t], li);
+    stats.li_bytes_recv += run.bytes();
+    runForOther(run, s.take_from[t], li, made[t], reqs, stats);
+  }
+  // A donor's own rows are a prefix of its rows: A's offsets as they are.
+  const CsrView mine{s.own_end, a.ncols, a.rowptr, a.col, a.val};
+  const Csr own = gustavsonMultiplyInto(mine, b, sink, ownFlops);
+  stats.local_flops += ownFlops;
+  Csr shape(a.nrows, own.ncols);
+  receiveRows(s, own, sink, shape, li, stats);
+  MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  return shape;
+}
+
+}  // namespace
+
+Csr multiplySharingNodeWork(const CsrView& a, const StackedCsrView& b, FinalArraysSink& sink, const Topology& topo,
+                            bool share, MultiplyStats& stats) {
+  PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
+  const std::vector<std::uint64_t> perRow = rowFlops(a, b);
+  std::uint64_t total = 0;
+  for (const std::uint64_t f : perRow) total += f;
+  NodeWorkSplit s;
+  s.own_end = a.nrows;
+  if (share && topo.ranks_per_group() > 1) {
+    std::vector<std::uint64_t> totals(static_cast<std::size_t>(topo.ranks_per_group()));
+    MPI_Allgather(&total, 1, MPI_UINT64_T, totals.data(), 1, MPI_UINT64_T, topo.li_comm());
+    s = splitNodeWork(totals, topo.k(), perRow);
+  }
+  Csr shape;
+  if (s.shared) {
+    shape = shareAndMultiply(s, perRow, a, b, sink, topo.li_comm(), stats);
+  } else {
+    shape = gustavsonMultiplyInto(a, b, sink, total);
+    stats.local_flops += total;
+  }
+  stats.nnz_c_local = static_cast<std::uint64_t>(shape.nnz());
+  return shape;
+}
+
+}  // namespace tpetra
+}  // namespace Trident
