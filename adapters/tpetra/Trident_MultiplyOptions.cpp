@@ -41,7 +41,8 @@ void MultiplyOptions::readValues(const Teuchos::ParameterList& given, const Teuc
   lookahead = num("trident: lookahead");
   gi_pacing = str("trident: gi pacing") == "ready" ? GiPacing::Ready : GiPacing::Eager;
   count_bytes = flag("trident: count bytes");
-  share_node_work = flag("trident: share node work");
+  const std::string sh = str("trident: share node work");
+  share_node_work = sh == "always" ? ShareChoice::Always : sh == "never" ? ShareChoice::Never : ShareChoice::Auto;
   remember_auto_choice = flag("trident: auto: remember choice");
   estimate_auto_choice = flag("trident: auto: estimate without counting");
   const std::string g = str("trident: grid");
@@ -117,11 +118,13 @@ Teuchos::RCP<const Teuchos::ParameterList> getValidParameters() {
           "when the busiest group has over 1.1x the average work, the machine model's Gi (TRIDENT_MACHINE_MODEL) "
           "sends an entry of C faster than the kernel produces one, and no node runs more ranks than it has cores)",
           rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("auto", "even", "balanced"))));
-  pl->set("trident: share node work", true,
-          "\"1d\" product: where a rank of a group (node) has over 1.15x the group's average multiply-adds, it keeps "
-          "rows up to the average and the ranks under it compute the rest, over Li (its rows of C come back: nothing "
-          "crosses Gi); false: every rank computes its own rows",
-          Teuchos::rcp(new Teuchos::BoolParameterEntryValidator()));
+  pl->set("trident: share node work", std::string("auto"),
+          "\"1d\" product: \"always\" (where a rank of a group (node) has over 1.15x the group's average "
+          "multiply-adds, it keeps rows up to the average and the ranks under it compute the rest, over Li; its rows "
+          "of C come back, nothing crosses Gi), \"never\" (every rank computes its own rows), or \"auto\" (default: "
+          "always where no node runs more ranks than it has cores; where they share cores the operating system already "
+          "hands a lighter rank's core to a busier one)",
+          rcp(new Teuchos::StringValidator(Teuchos::tuple<std::string>("auto", "always", "never"))));
   pl->set("trident: count bytes", true,
           "count the bytes and multiply-adds of a product that Tpetra's own Multiply does (\"trident: algorithm\" = "
           "\"tpetra\", or \"auto\" choosing it): exact, but one more import of B's row lengths per product; false "
@@ -194,7 +197,7 @@ MultiplyOptions MultiplyOptions::parse(const Teuchos::RCP<Teuchos::ParameterList
                          nameHash(o.local_kernel), static_cast<int>(o.grid), static_cast<int>(o.fetch),
                          static_cast<int>(o.slices), o.count_bytes ? 1 : 0, nameHash(o.device),
                          o.remember_auto_choice ? 1 : 0, static_cast<int>(o.gi_pacing),
-                         o.estimate_auto_choice ? 1 : 0, static_cast<int>(o.blocks), o.share_node_work ? 1 : 0};
+                         o.estimate_auto_choice ? 1 : 0, static_cast<int>(o.blocks), static_cast<int>(o.share_node_work)};
   o.slots_ = sizeof(v) / sizeof(v[0]);
   for (std::size_t t = 0; t < o.slots_; ++t) {
     const std::size_t slot = check.contribute(v[t]);

@@ -18,6 +18,7 @@ enum class Fetch { Needed, Whole };
 enum class SliceChoice { Auto, Balanced, Owners };
 enum class BlockChoice { Auto, Even, Balanced };
 enum class GiPacing { Eager, Ready };
+enum class ShareChoice { Auto, Always, Never };
 
 // The defaults here are getValidParameters()'s (test_options checks that they agree); parse()
 // takes them from there.
@@ -40,8 +41,9 @@ struct MultiplyOptions {
   // (planner/BlockBalance.hpp); not with owner slices.
   BlockChoice blocks = BlockChoice::Auto;
   // The "1d" product shares a group's rows by work inside the group where one rank has over 15 %
-  // more than the average (Trident_NodeWorkSharing).
-  bool share_node_work = true;
+  // more than the average (Trident_NodeWorkSharing); auto: where no node runs more ranks than it
+  // has cores.
+  ShareChoice share_node_work = ShareChoice::Auto;
   // Count Tpetra's import bytes and multiply-adds when Tpetra's Multiply runs (one more import).
   bool count_bytes = true;
   // "auto" reuses the choice it counted for the same operands in an earlier call

@@ -702,7 +702,9 @@ void MultiplyPlan::Impl::executeOneD(const crs_matrix_type& A, const crs_matrix_
   if (P > 1) stats.ranks_per_group = topology().ranks_per_group();
   const bool done = runOrAbort(world, "1D multiply", [&] {
     if (P == 1) return tpetra::multiplyOnOneRank(A, B, C, fill, opt.tpetra_params, stats);
-    tpetra::multiplyRowWise(A, B, C, fill, opt.tpetra_params, *topo, opt.share_node_work, stats);
+    const bool share = opt.share_node_work == ShareChoice::Always ||
+                        (opt.share_node_work == ShareChoice::Auto && !topo->ranks_share_cores());
+    tpetra::multiplyRowWise(A, B, C, fill, opt.tpetra_params, *topo, share, stats);
     return true;
   });
   if (!done) {  // P = 1, maps the in-place product cannot take

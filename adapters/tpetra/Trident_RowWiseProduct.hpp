@@ -21,7 +21,7 @@ namespace tpetra {
 // fill-complete) on A's row map. A's stored zeros are skipped, as every kernel skips them; C gets
 // Tpetra's column-map convention. Times go into stats' in, local, wait and out phases, the remote
 // rows' bytes into its Gi/Li counts. share_node_work (the same on every rank): the kernel's rows
-// shared by work inside each group (Trident_NodeWorkSharing).
+// shared by work inside each group where it pays (Trident_NodeWorkSharing).
 void multiplyRowWise(const crs_matrix_type& A, const crs_matrix_type& B, crs_matrix_type& C, bool fill_complete,
                      const Teuchos::RCP<Teuchos::ParameterList>& fill_params, const Topology& topo,
                      bool share_node_work, MultiplyStats& stats);

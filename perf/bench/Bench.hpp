@@ -38,6 +38,7 @@ struct Options {
   std::string slices = "auto";  // "trident: slices" (the drop-in's default)
   std::string blocks = "auto";  // "trident: blocks" (the drop-in's default)
   std::string gi_pacing = "eager";
+  std::string share_node_work = "auto";  // "trident: share node work" (the drop-in's default)
   std::string local_kernel = "gustavson";
   int trials = 3;
   bool interleave = false;  // trial by trial across algorithms instead of algorithm by algorithm

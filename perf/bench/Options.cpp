@@ -35,7 +35,7 @@ void addOptions(Teuchos::CommandLineProcessor& clp, Options& o) {
                 "aggregation (greedy tentative prolongator, built in) | muelu (MueLu's smoothed-aggregation P; "
                 "needs the MueLu adapter) for --op=AR and RAP");
   clp.setOption("op", &o.op, "AA (A*A) | AR (A*T, T = tentative prolongator of a greedy aggregation) | RAP (T^T*(A*T))");
-  clp.setOption("algos", &o.algos, "comma-separated subset of tpetra,summa,trident,auto,auto-cold,1d,1d-own (run in this order; 1d: Tpetra's 1D algorithm with Trident's kernel in place, its work shared inside each group; 1d-own: the same with every rank computing its own rows (\"trident: share node work\" = false); with --check tpetra runs first; auto: the planner's choice, remembered between trials on the same operands; auto-cold: counted on every call)");
+  clp.setOption("algos", &o.algos, "comma-separated subset of tpetra,summa,trident,auto,auto-cold,1d,1d-own (run in this order; 1d: Tpetra's 1D algorithm with Trident's kernel in place, its work shared inside each group; 1d-own: the same with every rank computing its own rows (\"trident: share node work\" = \"never\"); with --check tpetra runs first; auto: the planner's choice, remembered between trials on the same operands; auto-cold: counted on every call)");
   clp.setOption("ranks-per-group", &o.ranks_per_group,
                 "lambda, ranks per group (node); 0 = auto (the MPI_COMM_TYPE_SHARED groups; 2 in the built-in default job)");
   clp.setOption("permute", &o.permute, "none | random (trident: symmetric random permutation)");
@@ -43,6 +43,8 @@ void addOptions(Teuchos::CommandLineProcessor& clp, Options& o) {
   clp.setOption("gi-pacing", &o.gi_pacing, "eager | ready (when Trident's tiles start over Gi; see \"trident: gi pacing\")");
   clp.setOption("slices", &o.slices, "auto | balanced | owners (how Trident cuts tiles into slices; see \"trident: slices\")");
   clp.setOption("blocks", &o.blocks, "auto | even | balanced (how Trident cuts A's rows into the groups' blocks; see \"trident: blocks\")");
+  clp.setOption("share-node-work", &o.share_node_work,
+                "auto | always | never (whether the 1d product shares its rows by work inside each group; see \"trident: share node work\")");
   clp.setOption("trials", &o.trials, "timed trials per algorithm (plus one untimed warm-up)");
   clp.setOption("interleave", "no-interleave", &o.interleave,
                 "run trial t of every algorithm before trial t+1 of any, in an order shuffled per trial (fairer "
@@ -149,7 +151,8 @@ Teuchos::RCP<Teuchos::ParameterList> algorithmParams(const Options& o, const std
   auto pl = Teuchos::rcp(new Teuchos::ParameterList("trident-bench"));
   pl->set("trident: algorithm", algo);
   if (cold) pl->set("trident: auto: remember choice", false);
-  if (own) pl->set("trident: share node work", false);
+  if (own) pl->set("trident: share node work", std::string("never"));
+  else if (algo == "1d" || algo == "auto") pl->set("trident: share node work", o.share_node_work);
   if (o.ranks_per_group > 0) pl->set("trident: ranks per group", o.ranks_per_group);
   pl->set("trident: permute", o.permute);
   if (algo == "trident" || algo == "auto") pl->set("trident: grid", o.grid);

@@ -1,4 +1,5 @@
-// The "1d" product with its work shared inside each group ("trident: share node work") on a
+// The "1d" product with its work shared inside each group ("trident: share node work" =
+// "always"; "auto" shares only where ranks have cores of their own) on a
 // power-law matrix whose heavy rows sit on the first ranks (values from a hash of the entry's
 // position, so that sums depend on their order): C equal to Tpetra's, and bit
 // for bit equal to the product where every rank computes its own rows; the work was shared (the
@@ -58,7 +59,7 @@ struct Run {
   std::vector<std::uint64_t> flops;  // every rank's multiply-adds
 };
 
-Run multiply(const crs_matrix_type& A, const crs_matrix_type& B, int lambda, bool share) {
+Run multiply(const crs_matrix_type& A, const crs_matrix_type& B, int lambda, const std::string& share) {
   auto params = Teuchos::rcp(new Teuchos::ParameterList);
   params->set("trident: algorithm", std::string("1d"));
   params->set("trident: ranks per group", lambda);
@@ -93,11 +94,13 @@ void runCase(const std::string& name, const crs_matrix_type& A, const crs_matrix
   const std::string what = name + " lambda=" + std::to_string(lambda);
   auto Ct = Teuchos::rcp(new crs_matrix_type(A.getRowMap(), 0));
   Tpetra::MatrixMatrix::Multiply(A, false, B, false, *Ct);
-  const Run own = multiply(A, B, lambda, false), shared = multiply(A, B, lambda, true);
+  const Run own = multiply(A, B, lambda, "never"), shared = multiply(A, B, lambda, "always");
+  const Run chosen = multiply(A, B, lambda, "auto");
   std::string why;
   const Entries tp = gather(*Ct), es = gather(*shared.C);
   tally.check(sameMatrix(tp, es, why), what + ": shared == Tpetra", why);
   tally.check(bitwiseEqual(gather(*own.C), es), what + ": shared == unshared, bit for bit");
+  tally.check(bitwiseEqual(gather(*chosen.C), es), what + ": \"auto\" == unshared, bit for bit");
   tally.check(importAsTpetras(*shared.C, why), what + ": Import as Tpetra's", why);
   const std::uint64_t total = std::accumulate(own.flops.begin(), own.flops.end(), std::uint64_t{0});
   tally.check(std::accumulate(shared.flops.begin(), shared.flops.end(), std::uint64_t{0}) == total,
