@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -96,10 +97,10 @@ Run packRun(const CsrView& a, const StackedCsrView& b, std::int64_t r0, std::int
   return m;
 }
 
-// A BlockSink over arrays left uninitialized and advised onto huge pages, as C's final arrays
-// are: the kernel reserves by its bound (the run's multiply-adds) and only the pages it writes
-// should cost anything. A zero-filled std::vector made a run 1.4x slower than the same rows on
-// their owner (email-Enron at P = 2: 0.133 against 0.092 s with these arrays).
+// A BlockSink over arrays left uninitialized, for the blocks of rows computed for another rank:
+// the kernel reserves by its bound (the block's multiply-adds) and only what it writes should
+// cost anything. A zero-filled std::vector made a run 1.4x slower than the same rows on their
+// owner (email-Enron at P = 2, one block: 0.133 against 0.092 s with these arrays).
 class RawSink final : public BlockSink {
  public:
   void reserve(std::size_t capacity, std::size_t keep) override {
@@ -122,54 +123,119 @@ class RawSink final : public BlockSink {
   std::size_t n_ = 0;
 };
 
-// Another rank's run through the kernel, its rows of C on their way back to it (made must live
-// until the sends complete).
-struct RowsMade {
+// Rows of C go back in blocks of about 2^21 multiply-adds, sent as each is computed, so the
+// owner takes in the first blocks while the later ones are computed; a block's buffer is used again
+// once its sends are done (the owner receives only after its own rows, so most of a run is in
+// flight by then). At most 24 MB each, the buffers come from the heap that HeapRetention keeps
+// resident rather than fresh pages: the whole run computed into one fresh array cost its pages'
+// faults on every call, and where no huge pages were at hand the owner waited 0.45 s in a call of
+// 0.2 (email-Enron at P = 2; in blocks, 0.183-0.191 s over three processes against 0.188-0.237).
+// TRIDENT_SHARE_BLOCK_FLOPS (read once): another block size, a test hook that makes small
+// products go back in many blocks.
+std::uint64_t blockFlops() {
+  static const std::uint64_t n = [] {
+    const char* e = std::getenv("TRIDENT_SHARE_BLOCK_FLOPS");
+    const long long v = e ? std::atoll(e) : 0;
+    return v > 0 ? static_cast<std::uint64_t>(v) : std::uint64_t{1} << 21;
+  }();
+  return n;
+}
+
+struct BlockOut {
   std::int64_t sizes[2] = {0, 0};  // row offsets, entries
   Csr shape;
   RawSink entries;
+  std::vector<MPI_Request> reqs;
+  bool done() {
+    int all = 0;
+    MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &all, MPI_STATUSES_IGNORE);
+    if (all) reqs.clear();
+    return all != 0;
+  }
+  void wait() {
+    MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    reqs.clear();
+  }
 };
-void runForOther(const Run& run, int owner, MPI_Comm li, RowsMade& made, std::vector<MPI_Request>& reqs,
-                 MultiplyStats& stats) {
+
+class BlockPool {
+ public:
+  BlockOut& idle() {
+    for (auto& b : blocks_)
+      if (b->done()) return *b;
+    blocks_.push_back(std::make_unique<BlockOut>());
+    return *blocks_.back();
+  }
+  void waitAll() {
+    for (auto& b : blocks_) b->wait();
+  }
+
+ private:
+  std::vector<std::unique_ptr<BlockOut>> blocks_;
+};
+
+void sendBlock(BlockOut& out, int owner, MPI_Comm li, MultiplyStats& stats) {
+  const auto n = static_cast<std::size_t>(out.shape.nnz());
+  out.sizes[0] = static_cast<std::int64_t>(out.shape.rowptr.size());
+  out.sizes[1] = static_cast<std::int64_t>(n);
+  out.reqs.emplace_back();
+  MPI_Isend(out.sizes, 2, MPI_INT64_T, owner, kRowsSizes, li, &out.reqs.back());
+  bigcount::isend(out.shape.rowptr.data(), out.shape.rowptr.size(), MPI_INT64_T, owner, kRowsIdx, li, out.reqs);
+  bigcount::isend(out.entries.col(), n, MPI_INT, owner, kRowsCol, li, out.reqs);
+  bigcount::isend(out.entries.val(), n, MPI_DOUBLE, owner, kRowsVal, li, out.reqs);
+  stats.li_bytes_sent += out.shape.rowptr.size() * 8 + n * 12;
+}
+
+// Another rank's run through the kernel, its rows of C sent back block by block (still in flight
+// on return: pool.waitAll()).
+void runForOther(const Run& run, int owner, MPI_Comm li, BlockPool& pool, MultiplyStats& stats) {
   const std::int64_t rows = run.idx[0], bRows = run.idx[1];
   const std::int64_t* aPtr = run.idx.data() + 3;
   const std::int64_t aNnz = aPtr[rows];
-  const CsrView A{rows, bRows, aPtr, run.col.data(), run.val.data()};
   const CsrView B{bRows, run.idx[2], aPtr + rows + 1, run.col.data() + aNnz, run.val.data() + aNnz};
-  const std::uint64_t flops = multiplyFlops(A, B);
-  made.shape = gustavsonMultiplyInto(A, B, made.entries, flops);
-  stats.local_flops += flops;
-  const auto n = static_cast<std::size_t>(made.shape.nnz());
-  made.sizes[0] = static_cast<std::int64_t>(made.shape.rowptr.size());
-  made.sizes[1] = static_cast<std::int64_t>(n);
-  reqs.emplace_back();
-  MPI_Isend(made.sizes, 2, MPI_INT64_T, owner, kRowsSizes, li, &reqs.back());
-  bigcount::isend(made.shape.rowptr.data(), made.shape.rowptr.size(), MPI_INT64_T, owner, kRowsIdx, li, reqs);
-  bigcount::isend(made.entries.col(), n, MPI_INT, owner, kRowsCol, li, reqs);
-  bigcount::isend(made.entries.val(), n, MPI_DOUBLE, owner, kRowsVal, li, reqs);
-  stats.li_bytes_sent += made.shape.rowptr.size() * 8 + n * 12;
+  auto rowFlops = [&](std::int64_t r) {
+    std::uint64_t f = 0;
+    for (std::int64_t p = aPtr[r]; p < aPtr[r + 1]; ++p)
+      f += static_cast<std::uint64_t>(B.rowptr[run.col[p] + 1] - B.rowptr[run.col[p]]);
+    return f;
+  };
+  std::vector<std::int64_t> ptr;
+  for (std::int64_t r0 = 0, r1 = 0; r0 < rows; r0 = r1) {
+    std::uint64_t flops = rowFlops(r0);
+    for (r1 = r0 + 1; r1 < rows && flops + rowFlops(r1) <= blockFlops(); ++r1) flops += rowFlops(r1);
+    ptr.resize(static_cast<std::size_t>(r1 - r0 + 1));
+    for (std::int64_t r = r0; r <= r1; ++r) ptr[static_cast<std::size_t>(r - r0)] = aPtr[r] - aPtr[r0];
+    const CsrView A{r1 - r0, bRows, ptr.data(), run.col.data() + aPtr[r0], run.val.data() + aPtr[r0]};
+    BlockOut& out = pool.idle();
+    out.shape = gustavsonMultiplyInto(A, B, out.entries, flops);
+    stats.local_flops += flops;
+    sendBlock(out, owner, li, stats);
+  }
 }
 
-// The rows of C the others made of my runs, received where they belong in C's arrays, after my
-// own rows.
+// The rows of C the others made of my runs, received block by block where they belong in C's
+// arrays, after my own rows.
 void receiveRows(const NodeWorkSplit& s, const Csr& own, FinalArraysSink& sink, Csr& shape, MPI_Comm li,
                  MultiplyStats& stats) {
   std::copy(own.rowptr.begin(), own.rowptr.end(), shape.rowptr.begin());
   std::int64_t row = own.nrows, at = own.nnz();
   std::vector<std::int64_t> idx;
   for (const RowRun& g : s.give) {
-    std::int64_t sizes[2];
-    MPI_Recv(sizes, 2, MPI_INT64_T, g.rank, kRowsSizes, li, MPI_STATUS_IGNORE);
-    idx.resize(static_cast<std::size_t>(sizes[0]));
-    const auto n = static_cast<std::size_t>(sizes[1]);
-    bigcount::recv(idx.data(), idx.size(), MPI_INT64_T, g.rank, kRowsIdx, li);
-    if (static_cast<std::size_t>(at) + n > sink.capacity())
-      sink.reserve(static_cast<std::size_t>(at) + n, static_cast<std::size_t>(at));
-    bigcount::recv(sink.col() + at, n, MPI_INT, g.rank, kRowsCol, li);
-    bigcount::recv(sink.val() + at, n, MPI_DOUBLE, g.rank, kRowsVal, li);
-    for (std::size_t r = 1; r < idx.size(); ++r) shape.rowptr[static_cast<std::size_t>(++row)] = at + idx[r];
-    at += static_cast<std::int64_t>(n);
-    stats.li_bytes_recv += idx.size() * 8 + n * 12;
+    for (std::int64_t left = g.end - g.begin; left > 0;) {
+      std::int64_t sizes[2];
+      MPI_Recv(sizes, 2, MPI_INT64_T, g.rank, kRowsSizes, li, MPI_STATUS_IGNORE);
+      idx.resize(static_cast<std::size_t>(sizes[0]));
+      const auto n = static_cast<std::size_t>(sizes[1]);
+      bigcount::recv(idx.data(), idx.size(), MPI_INT64_T, g.rank, kRowsIdx, li);
+      if (static_cast<std::size_t>(at) + n > sink.capacity())
+        sink.reserve(static_cast<std::size_t>(at) + n, static_cast<std::size_t>(at));
+      bigcount::recv(sink.col() + at, n, MPI_INT, g.rank, kRowsCol, li);
+      bigcount::recv(sink.val() + at, n, MPI_DOUBLE, g.rank, kRowsVal, li);
+      for (std::size_t r = 1; r < idx.size(); ++r) shape.rowptr[static_cast<std::size_t>(++row)] = at + idx[r];
+      at += static_cast<std::int64_t>(n);
+      left -= sizes[0] - 1;
+      stats.li_bytes_recv += idx.size() * 8 + n * 12;
+    }
   }
 }
 
@@ -195,11 +261,11 @@ Csr shareAndMultiply(const NodeWorkSplit& s, const std::vector<std::uint64_t>& p
     stats.li_bytes_sent += out[t].bytes();
     sendRun(out[t], s.give[t].rank, li, reqs);
   }
-  std::vector<RowsMade> made(s.take_from.size());
-  for (std::size_t t = 0; t < s.take_from.size(); ++t) {
-    const Run run = receiveRun(s.take_from[t], li);
+  BlockPool pool;
+  for (const int from : s.take_from) {
+    const Run run = receiveRun(from, li);
     stats.li_bytes_recv += run.bytes();
-    runForOther(run, s.take_from[t], li, made[t], reqs, stats);
+    runForOther(run, from, li, pool, stats);
   }
   // A donor's own rows are a prefix of its rows: A's offsets as they are.
   const CsrView mine{s.own_end, a.ncols, a.rowptr, a.col, a.val};
@@ -208,6 +274,7 @@ Csr shareAndMultiply(const NodeWorkSplit& s, const std::vector<std::uint64_t>& p
   Csr shape(a.nrows, own.ncols);
   receiveRows(s, own, sink, shape, li, stats);
   MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  pool.waitAll();
   return shape;
 }
 
