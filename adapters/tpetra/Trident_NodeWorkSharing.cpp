@@ -262,17 +262,23 @@ Csr shareAndMultiply(const NodeWorkSplit& s, const std::vector<std::uint64_t>& p
     sendRun(out[t], s.give[t].rank, li, reqs);
   }
   BlockPool pool;
-  for (const int from : s.take_from) {
-    const Run run = receiveRun(from, li);
-    stats.li_bytes_recv += run.bytes();
-    runForOther(run, from, li, pool, stats);
+  if (!s.take_from.empty()) {
+    Teuchos::TimeMonitor othersTimer(*phaseTimer("Trident: local multiply: other ranks' rows"));
+    for (const int from : s.take_from) {
+      const Run run = receiveRun(from, li);
+      stats.li_bytes_recv += run.bytes();
+      runForOther(run, from, li, pool, stats);
+    }
   }
   // A donor's own rows are a prefix of its rows: A's offsets as they are.
   const CsrView mine{s.own_end, a.ncols, a.rowptr, a.col, a.val};
   const Csr own = gustavsonMultiplyInto(mine, b, sink, ownFlops);
   stats.local_flops += ownFlops;
   Csr shape(a.nrows, own.ncols);
-  receiveRows(s, own, sink, shape, li, stats);
+  {
+    Teuchos::TimeMonitor backTimer(*phaseTimer("Trident: local multiply: my rows from other ranks"));
+    receiveRows(s, own, sink, shape, li, stats);
+  }
   MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
   pool.waitAll();
   return shape;
