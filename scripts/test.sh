@@ -75,11 +75,12 @@ cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-O1 -g 
 # 2 x 1 grids), accounting, failure behaviour, plan re-execution at P = 3, 4, and the
 # pipelined Gi/Li transport (non-blocking buffers in flight while the kernel runs) at P = 4, and the
 # GPU backend's host side (device CSR conversions, Allgatherv plan),
-# and the nonblocking consensus behind C's Import, the layout's cuts, and the fused MCL expansion's
-# hierarchical row fetch.
+# and the nonblocking consensus behind C's Import, the layout's cuts, the fused MCL expansion's
+# hierarchical row fetch, and the 1d product's work shared inside a group (its rows of C in blocks).
 targets=(test_local_kernels test_io test_mm_fuzz test_dropin test_multiply test_accounting test_robust test_plan
-         test_pipeline test_device_host test_sparse_exchange test_layout test_mcl_rows)
-tests='^(local_kernels|io_.*|dropin_semantics_P3|multiply_P[14]|accounting_P4|robust_.*|plan_P[34]|pipeline_P4|device_host|sparse_exchange_P3|layout_P3|mcl_rows_P4)$'
+         test_pipeline test_device_host test_sparse_exchange test_layout test_mcl_rows test_node_work_split
+         test_node_work)
+tests='^(local_kernels|io_.*|dropin_semantics_P3|multiply_P[14]|accounting_P4|robust_.*|plan_P[34]|pipeline_P4|device_host|sparse_exchange_P3|layout_P3|mcl_rows_P4|node_work_split|node_work_blocks_P3)$'
 cmake --build "$build" -j 2 --target "${targets[@]}"
 
 # OpenMPI's own allocations show up as leaks at exit (not ours to fix): leak detection is off.
