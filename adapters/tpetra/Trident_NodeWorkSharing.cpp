@@ -8,7 +8,6 @@
 
 #include "Trident_LocalViews.hpp"
 #include <trident/core/BigCount.hpp>
-#include <trident/core/HugePages.hpp>
 #include <trident/partition/NodeWorkSplit.hpp>
 #include <trident/stats/PhaseTimer.hpp>
 
@@ -17,22 +16,19 @@ namespace tpetra {
 
 namespace {
 
-// Tags on the group's communicator; nothing else runs on it during the row-wise product.
+// Tags on the group's communicator; nothing else runs on it during the row-wise product. A message
+// is four transfers on consecutive tags: its sizes (offsets, entries), offsets, columns, values.
 enum Tag : int { kRunSizes = 0x5e01, kRunIdx, kRunCol, kRunVal, kRowsSizes, kRowsIdx, kRowsCol, kRowsVal };
 
-const CsrView& partOf(const StackedCsrView& b, std::int64_t k) { return k < b.first.nrows ? b.first : b.second; }
-std::int64_t rowIn(const StackedCsrView& b, std::int64_t k) { return k < b.first.nrows ? k : k - b.first.nrows; }
-std::int64_t rowLength(const StackedCsrView& b, std::int64_t k) {
-  const CsrView& part = partOf(b, k);
-  return part.rowptr[rowIn(b, k) + 1] - part.rowptr[rowIn(b, k)];
-}
-
-std::vector<std::uint64_t> rowFlops(const CsrView& a, const StackedCsrView& b) {
-  std::vector<std::uint64_t> f(static_cast<std::size_t>(a.nrows), 0);
-  for (std::int64_t r = 0; r < a.nrows; ++r)
-    for (std::int64_t p = a.rowptr[r]; p < a.rowptr[r + 1]; ++p)
-      f[static_cast<std::size_t>(r)] += static_cast<std::uint64_t>(rowLength(b, a.col[p]));
-  return f;
+// sizes must stay valid until the sends complete, as the arrays do.
+void sendMessage(std::int64_t (&sizes)[2], const std::int64_t* idx, const int* col, const double* val, int to,
+                 int sizesTag, MPI_Comm li, std::vector<MPI_Request>& reqs) {
+  reqs.emplace_back();
+  MPI_Isend(sizes, 2, MPI_INT64_T, to, sizesTag, li, &reqs.back());
+  const auto nIdx = static_cast<std::size_t>(sizes[0]), n = static_cast<std::size_t>(sizes[1]);
+  bigcount::isend(idx, nIdx, MPI_INT64_T, to, sizesTag + 1, li, reqs);
+  bigcount::isend(col, n, MPI_INT, to, sizesTag + 2, li, reqs);
+  bigcount::isend(val, n, MPI_DOUBLE, to, sizesTag + 3, li, reqs);
 }
 
 // A run on its way to the rank that computes it: idx = {rows, B's rows, B's width, A's row
@@ -49,11 +45,7 @@ struct Run {
 void sendRun(Run& m, int to, MPI_Comm li, std::vector<MPI_Request>& reqs) {
   m.sizes[0] = static_cast<std::int64_t>(m.idx.size());
   m.sizes[1] = static_cast<std::int64_t>(m.col.size());
-  reqs.emplace_back();
-  MPI_Isend(m.sizes, 2, MPI_INT64_T, to, kRunSizes, li, &reqs.back());
-  bigcount::isend(m.idx.data(), m.idx.size(), MPI_INT64_T, to, kRunIdx, li, reqs);
-  bigcount::isend(m.col.data(), m.col.size(), MPI_INT, to, kRunCol, li, reqs);
-  bigcount::isend(m.val.data(), m.val.size(), MPI_DOUBLE, to, kRunVal, li, reqs);
+  sendMessage(m.sizes, m.idx.data(), m.col.data(), m.val.data(), to, kRunSizes, li, reqs);
 }
 
 Run receiveRun(int from, MPI_Comm li) {
@@ -87,8 +79,8 @@ Run packRun(const CsrView& a, const StackedCsrView& b, std::int64_t r0, std::int
   m.idx[1] = static_cast<std::int64_t>(bRows.size());
   m.idx.push_back(0);
   for (const std::int64_t k : bRows) {
-    const CsrView& part = partOf(b, k);
-    const std::int64_t q0 = part.rowptr[rowIn(b, k)], q1 = part.rowptr[rowIn(b, k) + 1];
+    const CsrView& part = b.part(k);
+    const std::int64_t q0 = part.rowptr[b.rowInPart(k)], q1 = part.rowptr[b.rowInPart(k) + 1];
     m.col.insert(m.col.end(), part.col + q0, part.col + q1);
     m.val.insert(m.val.end(), part.val + q0, part.val + q1);
     m.idx.push_back(m.idx.back() + (q1 - q0));
@@ -96,32 +88,6 @@ Run packRun(const CsrView& a, const StackedCsrView& b, std::int64_t r0, std::int
   }
   return m;
 }
-
-// A BlockSink over arrays left uninitialized, for the blocks of rows computed for another rank:
-// the kernel reserves by its bound (the block's multiply-adds) and only what it writes should
-// cost anything. A zero-filled std::vector made a run 1.4x slower than the same rows on their
-// owner (email-Enron at P = 2, one block: 0.133 against 0.092 s with these arrays).
-class RawSink final : public BlockSink {
- public:
-  void reserve(std::size_t capacity, std::size_t keep) override {
-    if (capacity <= n_) return;
-    std::unique_ptr<int[]> col(new int[capacity]);
-    std::unique_ptr<double[]> val(new double[capacity]);
-    adviseHugePages(col.get(), capacity * sizeof(int));
-    adviseHugePages(val.get(), capacity * sizeof(double));
-    std::copy(col_.get(), col_.get() + keep, col.get());
-    std::copy(val_.get(), val_.get() + keep, val.get());
-    col_ = std::move(col), val_ = std::move(val), n_ = capacity;
-  }
-  std::size_t capacity() const override { return n_; }
-  int* col() override { return col_.get(); }
-  double* val() override { return val_.get(); }
-
- private:
-  std::unique_ptr<int[]> col_;
-  std::unique_ptr<double[]> val_;
-  std::size_t n_ = 0;
-};
 
 // Rows of C go back in blocks of about 2^21 multiply-adds, sent as each is computed, so the
 // owner takes in the first blocks while the later ones are computed; a block's buffer is used again
@@ -141,10 +107,13 @@ std::uint64_t blockFlops() {
   return n;
 }
 
+// A block's entries go into arrays left uninitialized and advised onto huge pages, as C's final
+// arrays are (FinalArraysSink): a zero-filled std::vector made a run 1.4x slower than the same rows
+// on their owner (email-Enron at P = 2, one block: 0.133 against 0.092 s).
 struct BlockOut {
   std::int64_t sizes[2] = {0, 0};  // row offsets, entries
   Csr shape;
-  RawSink entries;
+  FinalArraysSink entries;
   std::vector<MPI_Request> reqs;
   bool done() {
     int all = 0;
@@ -178,11 +147,8 @@ void sendBlock(BlockOut& out, int owner, MPI_Comm li, MultiplyStats& stats) {
   const auto n = static_cast<std::size_t>(out.shape.nnz());
   out.sizes[0] = static_cast<std::int64_t>(out.shape.rowptr.size());
   out.sizes[1] = static_cast<std::int64_t>(n);
-  out.reqs.emplace_back();
-  MPI_Isend(out.sizes, 2, MPI_INT64_T, owner, kRowsSizes, li, &out.reqs.back());
-  bigcount::isend(out.shape.rowptr.data(), out.shape.rowptr.size(), MPI_INT64_T, owner, kRowsIdx, li, out.reqs);
-  bigcount::isend(out.entries.col(), n, MPI_INT, owner, kRowsCol, li, out.reqs);
-  bigcount::isend(out.entries.val(), n, MPI_DOUBLE, owner, kRowsVal, li, out.reqs);
+  sendMessage(out.sizes, out.shape.rowptr.data(), out.entries.col(), out.entries.val(), owner, kRowsSizes, li,
+              out.reqs);
   stats.li_bytes_sent += out.shape.rowptr.size() * 8 + n * 12;
 }
 
@@ -193,16 +159,13 @@ void runForOther(const Run& run, int owner, MPI_Comm li, BlockPool& pool, Multip
   const std::int64_t* aPtr = run.idx.data() + 3;
   const std::int64_t aNnz = aPtr[rows];
   const CsrView B{bRows, run.idx[2], aPtr + rows + 1, run.col.data() + aNnz, run.val.data() + aNnz};
-  auto rowFlops = [&](std::int64_t r) {
-    std::uint64_t f = 0;
-    for (std::int64_t p = aPtr[r]; p < aPtr[r + 1]; ++p)
-      f += static_cast<std::uint64_t>(B.rowptr[run.col[p] + 1] - B.rowptr[run.col[p]]);
-    return f;
-  };
+  const std::vector<std::uint64_t> rowFlops =
+      multiplyFlopsPerRow(CsrView{rows, bRows, aPtr, run.col.data(), run.val.data()}, B);
   std::vector<std::int64_t> ptr;
   for (std::int64_t r0 = 0, r1 = 0; r0 < rows; r0 = r1) {
-    std::uint64_t flops = rowFlops(r0);
-    for (r1 = r0 + 1; r1 < rows && flops + rowFlops(r1) <= blockFlops(); ++r1) flops += rowFlops(r1);
+    std::uint64_t flops = rowFlops[static_cast<std::size_t>(r0)];
+    for (r1 = r0 + 1; r1 < rows && flops + rowFlops[static_cast<std::size_t>(r1)] <= blockFlops(); ++r1)
+      flops += rowFlops[static_cast<std::size_t>(r1)];
     ptr.resize(static_cast<std::size_t>(r1 - r0 + 1));
     for (std::int64_t r = r0; r <= r1; ++r) ptr[static_cast<std::size_t>(r - r0)] = aPtr[r] - aPtr[r0];
     const CsrView A{r1 - r0, bRows, ptr.data(), run.col.data() + aPtr[r0], run.val.data() + aPtr[r0]};
@@ -289,7 +252,7 @@ Csr shareAndMultiply(const NodeWorkSplit& s, const std::vector<std::uint64_t>& p
 Csr multiplySharingNodeWork(const CsrView& a, const StackedCsrView& b, FinalArraysSink& sink, const Topology& topo,
                             bool share, MultiplyStats& stats) {
   PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
-  const std::vector<std::uint64_t> perRow = rowFlops(a, b);
+  const std::vector<std::uint64_t> perRow = multiplyFlopsPerRow(a, b);
   std::uint64_t total = 0;
   for (const std::uint64_t f : perRow) total += f;
   NodeWorkSplit s;

@@ -4,6 +4,7 @@
 // copying them into tiles first (at P = 1 the layout and copies were 45% of a drop-in call on
 // tetdual:35).
 #include <cstdint>
+#include <vector>
 
 #include "trident/local/BlockSink.hpp"
 #include "trident/local/Csr.hpp"
@@ -26,6 +27,9 @@ struct StackedCsrView {
   CsrView first, second;
   std::int64_t ncols = 0;
   std::int64_t nrows() const { return first.nrows + second.nrows; }
+  // Row k is row rowInPart(k) of part(k).
+  const CsrView& part(std::int64_t k) const { return k < first.nrows ? first : second; }
+  std::int64_t rowInPart(std::int64_t k) const { return k < first.nrows ? k : k - first.nrows; }
 };
 
 // The "gustavson" kernel's product A * B (A.ncols == B.nrows) on views, its entries written into
@@ -41,8 +45,10 @@ Csr gustavsonMultiplyInto(const CsrView& A, const CsrView& B, BlockSink& sink, s
 // entries or fewer).
 Csr gustavsonMultiplyInto(const CsrView& A, const StackedCsrView& B, BlockSink& sink, std::uint64_t flops);
 
-// Multiply-adds of A * B.
+// Multiply-adds of A * B, and of each row of A times B.
 std::uint64_t multiplyFlops(const CsrView& A, const CsrView& B);
 std::uint64_t multiplyFlops(const CsrView& A, const StackedCsrView& B);
+std::vector<std::uint64_t> multiplyFlopsPerRow(const CsrView& A, const CsrView& B);
+std::vector<std::uint64_t> multiplyFlopsPerRow(const CsrView& A, const StackedCsrView& B);
 
 }  // namespace Trident

@@ -139,9 +139,8 @@ inline RowSpan rowOf(const M& B, const int* bcol, std::int64_t k) {
   return {bcol + qb, valData(B) + qb, B.rowptr[k + 1] - qb};
 }
 inline RowSpan rowOf(const StackedCsrView& B, const int*, std::int64_t k) {
-  const bool first = k < B.first.nrows;
-  const CsrView& part = first ? B.first : B.second;
-  const std::int64_t r = first ? k : k - B.first.nrows;
+  const CsrView& part = B.part(k);
+  const std::int64_t r = B.rowInPart(k);
   const std::int64_t qb = part.rowptr[r];
   return {part.col + qb, part.val + qb, part.rowptr[r + 1] - qb};
 }
@@ -356,6 +355,19 @@ std::uint64_t flopsOf(const CsrView& A, const MB& B) {
 
 std::uint64_t multiplyFlops(const CsrView& A, const StackedCsrView& B) { return flopsOf(A, B); }
 std::uint64_t multiplyFlops(const CsrView& A, const CsrView& B) { return flopsOf(A, B); }
+
+namespace {
+template <class MB>
+std::vector<std::uint64_t> flopsPerRowOf(const CsrView& A, const MB& B) {
+  const RowFlops rowFlops{A, B};
+  std::vector<std::uint64_t> f(static_cast<std::size_t>(A.nrows));
+  for (std::int64_t r = 0; r < A.nrows; ++r) f[static_cast<std::size_t>(r)] = static_cast<std::uint64_t>(rowFlops(r));
+  return f;
+}
+}  // namespace
+
+std::vector<std::uint64_t> multiplyFlopsPerRow(const CsrView& A, const CsrView& B) { return flopsPerRowOf(A, B); }
+std::vector<std::uint64_t> multiplyFlopsPerRow(const CsrView& A, const StackedCsrView& B) { return flopsPerRowOf(A, B); }
 
 Csr gustavsonMultiplyAdd(const Csr& A, const Csr& B, std::vector<Csr>&& addends) {
   return multiplyAddWith(A, B, std::move(addends), VectorOutput{});
