@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <random>
 #include <tuple>
 
@@ -65,6 +66,64 @@ bool same(const Csr& a, Csr b, std::string& why) {
   for (std::size_t t = 0; t < a.val.size(); ++t)
     if (std::abs(a.val[t] - b.val[t]) > 1e-12 * std::max(1.0, std::abs(a.val[t]))) { why = "values"; return false; }
   return true;
+}
+
+// A * B with each entry the first product stored and the later ones added in the order A's and
+// B's entries come: the sums the Gustavson kernel promises bit for bit (referenceMultiply adds
+// into 0.0, which turns -0.0 into +0.0).
+Csr inOrderProduct(const Csr& A, const Csr& B) {
+  std::vector<std::int64_t> r;
+  std::vector<int> c;
+  std::vector<double> v;
+  for (std::int64_t i = 0; i < A.nrows; ++i) {
+    std::map<int, double> row;
+    for (std::int64_t p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p)
+      for (std::int64_t q = B.rowptr[A.col[p]]; q < B.rowptr[A.col[p] + 1]; ++q) {
+        const double x = A.val[p] * B.val[q];
+        auto [it, fresh] = row.emplace(B.col[q], x);
+        if (!fresh) it->second += x;
+      }
+    for (const auto& [col, val] : row) {
+      r.push_back(i);
+      c.push_back(col);
+      v.push_back(val);
+    }
+  }
+  Csr C(A.nrows, B.ncols);
+  for (std::size_t t = 0; t < r.size(); ++t) {
+    C.col.push_back(c[t]);
+    C.val.push_back(v[t]);
+    ++C.rowptr[static_cast<std::size_t>(r[t]) + 1];
+  }
+  for (std::int64_t i = 0; i < A.nrows; ++i) C.rowptr[i + 1] += C.rowptr[i];
+  return C;
+}
+
+// Rows of 0-3 entries at distinct random columns, values that make signed zeros and exact
+// cancellation likely (0, -0, +-1, +-0.5, +-3).
+Csr shortRows(std::int64_t rows, std::int64_t cols, int maxLen, std::mt19937_64& rng) {
+  const double values[] = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 3.0, -3.0};
+  Csr M(rows, cols);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    std::vector<int> picked;
+    const int len = static_cast<int>(rng() % static_cast<unsigned>(maxLen + 1));
+    while (static_cast<int>(picked.size()) < len && static_cast<std::int64_t>(picked.size()) < cols) {
+      const int c = static_cast<int>(rng() % static_cast<std::uint64_t>(cols));
+      if (std::find(picked.begin(), picked.end(), c) == picked.end()) picked.push_back(c);
+    }
+    std::sort(picked.begin(), picked.end());
+    for (int c : picked) {
+      M.col.push_back(c);
+      M.val.push_back(values[rng() % 8]);
+    }
+    M.rowptr[i + 1] = static_cast<std::int64_t>(M.col.size());
+  }
+  return M;
+}
+
+bool sameBits(const Csr& a, const Csr& b) {
+  return a.nrows == b.nrows && a.rowptr == b.rowptr && a.col == b.col && a.val.size() == b.val.size() &&
+         std::memcmp(a.val.data(), b.val.data(), a.val.size() * sizeof(double)) == 0;
 }
 
 // The "cusparse" kernel (CUDA builds) needs a GPU: without one it is skipped, saying why.
@@ -282,6 +341,32 @@ int main(int argc, char** argv) {
                     Trident::multiplyFlops(Trident::CsrView::of(A), Trident::CsrView::of(B)) == Trident::multiplyFlops(A, B);
     tally.check(ok, "gustavsonMultiplyInto on views (" + std::to_string(kb) + " x " + std::to_string(n) +
                         ") = gustavsonMultiply, bit for bit");
+  }
+  // Rows of A with one or two entries are B's row scaled, or two scaled rows merged, without an
+  // accumulator, when B's rows are sorted; the same bits as accumulating them, signed zeros
+  // included. Also with a row of B out of order (no merging), with B hypersparse (compressed
+  // columns) and written into a sink.
+  for (const auto& [k, n, unsortedRow] : {std::tuple<int, int, bool>{60, 90, false}, {60, 90, true}, {40, 300000, false}}) {
+    const Csr A = shortRows(400, k, 3, rng);
+    Csr B = shortRows(k, n, 6, rng);
+    if (unsortedRow)
+      for (std::int64_t r = 0; r < B.nrows; ++r)
+        if (B.rowptr[r + 1] - B.rowptr[r] >= 3) {
+          std::reverse(B.col.begin() + B.rowptr[r], B.col.begin() + B.rowptr[r + 1]);
+          std::reverse(B.val.begin() + B.rowptr[r], B.val.begin() + B.rowptr[r + 1]);
+          break;
+        }
+    const Csr expected = inOrderProduct(A, B);
+    Csr C = Trident::gustavsonMultiply(A, B);
+    if (unsortedRow) C.sortRows();
+    VectorSink sink;
+    Csr viaSink = Trident::gustavsonMultiplyInto(Trident::CsrView::of(A), Trident::CsrView::of(B), sink);
+    viaSink.col.assign(sink.col(), sink.col() + viaSink.nnz());
+    viaSink.val.assign(sink.val(), sink.val() + viaSink.nnz());
+    if (unsortedRow) viaSink.sortRows();
+    const std::string shape = std::to_string(k) + " x " + std::to_string(n) + (unsortedRow ? ", a row of B unsorted" : "");
+    tally.check(sameBits(expected, C), "short rows of A (" + shape + "): gustavsonMultiply = in-order sums, bit for bit");
+    tally.check(sameBits(expected, viaSink), "short rows of A (" + shape + "): gustavsonMultiplyInto = in-order sums, bit for bit");
   }
   // Stacking slices.
   {
