@@ -137,12 +137,13 @@ struct SinkOutput {
 // entries, then take away those that straddle a row boundary (at the start of a non-empty row).
 template <class M>
 bool rowsSorted(const M& B, const int* bcol) {
-  const std::int64_t nz = B.nnz();
+  if (B.nrows == 0) return true;
+  const std::int64_t first = B.rowptr[0], end = B.rowptr[B.nrows];  // a view's entries may not start at 0
   std::int64_t descents = 0;
-  for (std::int64_t q = 1; q < nz; ++q) descents += bcol[q - 1] > bcol[q];
+  for (std::int64_t q = first + 1; q < end; ++q) descents += bcol[q - 1] > bcol[q];
   for (std::int64_t r = 1; r < B.nrows; ++r) {
     const std::int64_t q = B.rowptr[r];  // an empty row's start is the next row's: counted once
-    descents -= q > 0 && q < B.rowptr[r + 1] && bcol[q - 1] > bcol[q];
+    descents -= q > first && q < B.rowptr[r + 1] && bcol[q - 1] > bcol[q];
   }
   return descents == 0;
 }
