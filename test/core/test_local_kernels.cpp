@@ -126,6 +126,35 @@ bool sameBits(const Csr& a, const Csr& b) {
          std::memcmp(a.val.data(), b.val.data(), a.val.size() * sizeof(double)) == 0;
 }
 
+// Rows of A with one or two entries are B's row scaled, or two scaled rows merged, without an
+// accumulator, when B's rows are sorted; the same bits as accumulating them, signed zeros
+// included. Also with a row of B out of order (no merging), with B hypersparse (compressed
+// columns) and written into a sink.
+void checkShortRows(Tally& tally, std::mt19937_64& rng) {
+  for (const auto& [k, n, unsortedRow] : {std::tuple<int, int, bool>{60, 90, false}, {60, 90, true}, {40, 300000, false}}) {
+    const Csr A = shortRows(400, k, 3, rng);
+    Csr B = shortRows(k, n, 6, rng);
+    if (unsortedRow)
+      for (std::int64_t r = 0; r < B.nrows; ++r)
+        if (B.rowptr[r + 1] - B.rowptr[r] >= 3) {
+          std::reverse(B.col.begin() + B.rowptr[r], B.col.begin() + B.rowptr[r + 1]);
+          std::reverse(B.val.begin() + B.rowptr[r], B.val.begin() + B.rowptr[r + 1]);
+          break;
+        }
+    const Csr expected = inOrderProduct(A, B);
+    Csr C = Trident::gustavsonMultiply(A, B);
+    if (unsortedRow) C.sortRows();
+    VectorSink sink;
+    Csr viaSink = Trident::gustavsonMultiplyInto(Trident::CsrView::of(A), Trident::CsrView::of(B), sink);
+    viaSink.col.assign(sink.col(), sink.col() + viaSink.nnz());
+    viaSink.val.assign(sink.val(), sink.val() + viaSink.nnz());
+    if (unsortedRow) viaSink.sortRows();
+    const std::string shape = std::to_string(k) + " x " + std::to_string(n) + (unsortedRow ? ", a row of B unsorted" : "");
+    tally.check(sameBits(expected, C), "short rows of A (" + shape + "): gustavsonMultiply = in-order sums, bit for bit");
+    tally.check(sameBits(expected, viaSink), "short rows of A (" + shape + "): gustavsonMultiplyInto = in-order sums, bit for bit");
+  }
+}
+
 // The "cusparse" kernel (CUDA builds) needs a GPU: without one it is skipped, saying why.
 std::unique_ptr<Trident::LocalSpGEMM> makeOrSkip(const std::string& name) {
   try {
@@ -136,13 +165,7 @@ std::unique_ptr<Trident::LocalSpGEMM> makeOrSkip(const std::string& name) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Tpetra::ScopeGuard guard(&argc, &argv);
-  Tally tally;
-  tally.verbose(false);
-  std::mt19937_64 rng(42);
+void checkKernelsAgainstReference(Tally& tally, std::mt19937_64& rng) {
   struct Shape { std::int64_t m, k, n; double d; };
   const Shape shapes[] = {{0, 0, 0, 0.1}, {5, 0, 7, 0.1}, {10, 10, 10, 0.0}, {1, 50, 1, 0.3},
                           {40, 30, 50, 0.05}, {100, 80, 120, 0.03}, {300, 200, 10, 0.02}, {64, 64, 64, 0.2},
@@ -177,57 +200,61 @@ int main(int argc, char** argv) {
         tally.check(same(twice, P, why), "numericMultiplyInto == 2 x reference, case " + std::to_string(n), why);
       }
   }
-  // The numeric step as a kept plan runs it into C's final arrays: each row's values in another
-  // order than the pattern's (cols), the first round written over whatever the array held (assign),
-  // later rounds added. Rows the first round does not reach must come out 0. Shapes: a plain
-  // accumulator, a hypersparse B whose compressed columns are found by table (its columns at most
-  // 4x the pattern's entries + 4096) and one where they are found by binary search.
-  {
-    struct Case { std::int64_t m, k, n; double da, db; };
-    const Case cases[] = {{40, 30, 50, 0.1, 0.1}, {200, 10, 20000, 0.5, 0.0002}, {30, 200, 300000, 0.05, 0.00002}};
-    int n = 0;
-    for (const Case& c : cases) {
-      Csr A = randomCsr(c.m, c.k, c.da, rng, false), B = randomCsr(c.k, c.n, c.db, rng, false);
-      Csr A2 = randomCsr(c.m, c.k, c.da, rng, false);
-      // The first round reaches only even rows of A.
-      Csr Aeven = A;
-      {
-        std::vector<int> col;
-        std::vector<double> val;
-        std::vector<std::int64_t> ptr(1, 0);
-        for (std::int64_t r = 0; r < A.nrows; ++r) {
-          if (r % 2 == 0)
-            for (std::int64_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) {
-              col.push_back(A.col[q]);
-              val.push_back(A.val[q]);
-            }
-          ptr.push_back(static_cast<std::int64_t>(col.size()));
-        }
-        Aeven.rowptr = ptr;
-        Aeven.col = col;
-        Aeven.val = val;
+}
+
+// The numeric step as a kept plan runs it into C's final arrays: each row's values in another
+// order than the pattern's (cols), the first round written over whatever the array held (assign),
+// later rounds added. Rows the first round does not reach must come out 0. Shapes: a plain
+// accumulator, a hypersparse B whose compressed columns are found by table (its columns at most
+// 4x the pattern's entries + 4096) and one where they are found by binary search.
+void checkNumericIntoFinalArrays(Tally& tally, std::mt19937_64& rng) {
+  struct Case { std::int64_t m, k, n; double da, db; };
+  const Case cases[] = {{40, 30, 50, 0.1, 0.1}, {200, 10, 20000, 0.5, 0.0002}, {30, 200, 300000, 0.05, 0.00002}};
+  int n = 0;
+  for (const Case& c : cases) {
+    Csr A = randomCsr(c.m, c.k, c.da, rng, false), B = randomCsr(c.k, c.n, c.db, rng, false);
+    Csr A2 = randomCsr(c.m, c.k, c.da, rng, false);
+    // The first round reaches only even rows of A.
+    Csr Aeven = A;
+    {
+      std::vector<int> col;
+      std::vector<double> val;
+      std::vector<std::int64_t> ptr(1, 0);
+      for (std::int64_t r = 0; r < A.nrows; ++r) {
+        if (r % 2 == 0)
+          for (std::int64_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) {
+            col.push_back(A.col[q]);
+            val.push_back(A.val[q]);
+          }
+        ptr.push_back(static_cast<std::int64_t>(col.size()));
       }
-      // The pattern holds both rounds' products; the sum is the reference of Aeven*B + A2*B.
-      Csr first = Trident::referenceMultiply(Aeven, B), second = Trident::referenceMultiply(A2, B);
-      std::vector<Csr> both{first, second};
-      Csr sum = Trident::sumBlocks(std::move(both), c.m, c.n, true);
-      // cols: each row's pattern columns reversed; values laid out in that order.
-      std::vector<int> cols(sum.col.size());
-      for (std::int64_t r = 0; r < sum.nrows; ++r)
-        std::reverse_copy(sum.col.begin() + sum.rowptr[r], sum.col.begin() + sum.rowptr[r + 1], cols.begin() + sum.rowptr[r]);
-      std::vector<double> values(sum.col.size(), 12345.0), dense;  // stale values
-      Trident::numericMultiplyInto(Aeven, B, sum, values.data(), cols.data(), dense, true);
-      Trident::numericMultiplyInto(A2, B, sum, values.data(), cols.data(), dense, false);
-      Csr got = sum;
-      for (std::int64_t r = 0; r < sum.nrows; ++r)
-        std::reverse_copy(values.begin() + sum.rowptr[r], values.begin() + sum.rowptr[r + 1], got.val.begin() + sum.rowptr[r]);
-      std::string why;
-      tally.check(same(sum, got, why), "numericMultiplyInto, reordered columns, first round assigned == reference, case " +
-                  std::to_string(n++), why);
+      Aeven.rowptr = ptr;
+      Aeven.col = col;
+      Aeven.val = val;
     }
+    // The pattern holds both rounds' products; the sum is the reference of Aeven*B + A2*B.
+    Csr first = Trident::referenceMultiply(Aeven, B), second = Trident::referenceMultiply(A2, B);
+    std::vector<Csr> both{first, second};
+    Csr sum = Trident::sumBlocks(std::move(both), c.m, c.n, true);
+    // cols: each row's pattern columns reversed; values laid out in that order.
+    std::vector<int> cols(sum.col.size());
+    for (std::int64_t r = 0; r < sum.nrows; ++r)
+      std::reverse_copy(sum.col.begin() + sum.rowptr[r], sum.col.begin() + sum.rowptr[r + 1], cols.begin() + sum.rowptr[r]);
+    std::vector<double> values(sum.col.size(), 12345.0), dense;  // stale values
+    Trident::numericMultiplyInto(Aeven, B, sum, values.data(), cols.data(), dense, true);
+    Trident::numericMultiplyInto(A2, B, sum, values.data(), cols.data(), dense, false);
+    Csr got = sum;
+    for (std::int64_t r = 0; r < sum.nrows; ++r)
+      std::reverse_copy(values.begin() + sum.rowptr[r], values.begin() + sum.rowptr[r + 1], got.val.begin() + sum.rowptr[r]);
+    std::string why;
+    tally.check(same(sum, got, why), "numericMultiplyInto, reordered columns, first round assigned == reference, case " +
+                std::to_string(n++), why);
   }
-  // Accumulation: sum of K products = product of the concatenated inner dimension.
-  // (K = 7, 9: hypersparse blocks, 200000 columns, so sumBlocks accumulates over used columns.)
+}
+
+// Accumulation: sum of K products = product of the concatenated inner dimension.
+// (K = 7, 9: hypersparse blocks, 200000 columns, so sumBlocks accumulates over used columns.)
+void checkAccumulation(Tally& tally, std::mt19937_64& rng) {
   for (int K : {1, 2, 3, 5, 7, 9}) {
     const bool hyper = K > 5;
     const std::int64_t m = 60, n = hyper ? 200000 : 70, kb = 25;
@@ -291,9 +318,12 @@ int main(int argc, char** argv) {
       tally.check(same(Trident::referenceMultiply(Aall, Ball), Trident::sumBlocks(std::vector<Trident::Csr>(parts), m, n, sorted), why),
                   "sumBlocks of " + std::to_string(K) + " partial products" + (sorted ? " (sorted)" : ""), why);
   }
-  // The round before the last deferred into the last one's accumulator (RoundAccumulator): the
-  // same bits as forming it as the last addend, with and without a sink. Non-integer values, so
-  // that a different summation order shows.
+}
+
+// The round before the last deferred into the last one's accumulator (RoundAccumulator): the
+// same bits as forming it as the last addend, with and without a sink. Non-integer values, so
+// that a different summation order shows.
+void checkDeferredRound(Tally& tally, std::mt19937_64& rng) {
   for (int K : {2, 3, 4}) {
     std::vector<Csr> As, Bs;
     for (int s = 0; s < K; ++s) {
@@ -325,9 +355,12 @@ int main(int argc, char** argv) {
       tally.check(ok, name + " multiplyAddDeferred(Into) of " + std::to_string(K) + " rounds = multiplyAdd, bit for bit");
     }
   }
-  // The kernel on views of arrays it does not own (the one-rank product reads Tpetra's), written
-  // into a sink: the same bits as on owned blocks, also with B hypersparse (compressed columns)
-  // and with empty operands.
+}
+
+// The kernel on views of arrays it does not own (the one-rank product reads Tpetra's), written
+// into a sink: the same bits as on owned blocks, also with B hypersparse (compressed columns)
+// and with empty operands.
+void checkViews(Tally& tally, std::mt19937_64& rng) {
   for (const auto& [kb, n, density] : {std::tuple<int, int, double>{25, 70, 0.3}, {40, 60000, 0.002}, {10, 30, 0.0}}) {
     const Csr A = randomCsr(50, kb, 0.3, rng, false), B = randomCsr(kb, n, density, rng, false);
     VectorSink sink;
@@ -342,32 +375,44 @@ int main(int argc, char** argv) {
     tally.check(ok, "gustavsonMultiplyInto on views (" + std::to_string(kb) + " x " + std::to_string(n) +
                         ") = gustavsonMultiply, bit for bit");
   }
-  // Rows of A with one or two entries are B's row scaled, or two scaled rows merged, without an
-  // accumulator, when B's rows are sorted; the same bits as accumulating them, signed zeros
-  // included. Also with a row of B out of order (no merging), with B hypersparse (compressed
-  // columns) and written into a sink.
-  for (const auto& [k, n, unsortedRow] : {std::tuple<int, int, bool>{60, 90, false}, {60, 90, true}, {40, 300000, false}}) {
-    const Csr A = shortRows(400, k, 3, rng);
-    Csr B = shortRows(k, n, 6, rng);
-    if (unsortedRow)
-      for (std::int64_t r = 0; r < B.nrows; ++r)
-        if (B.rowptr[r + 1] - B.rowptr[r] >= 3) {
-          std::reverse(B.col.begin() + B.rowptr[r], B.col.begin() + B.rowptr[r + 1]);
-          std::reverse(B.val.begin() + B.rowptr[r], B.val.begin() + B.rowptr[r + 1]);
-          break;
-        }
-    const Csr expected = inOrderProduct(A, B);
-    Csr C = Trident::gustavsonMultiply(A, B);
-    if (unsortedRow) C.sortRows();
-    VectorSink sink;
-    Csr viaSink = Trident::gustavsonMultiplyInto(Trident::CsrView::of(A), Trident::CsrView::of(B), sink);
-    viaSink.col.assign(sink.col(), sink.col() + viaSink.nnz());
-    viaSink.val.assign(sink.val(), sink.val() + viaSink.nnz());
-    if (unsortedRow) viaSink.sortRows();
-    const std::string shape = std::to_string(k) + " x " + std::to_string(n) + (unsortedRow ? ", a row of B unsorted" : "");
-    tally.check(sameBits(expected, C), "short rows of A (" + shape + "): gustavsonMultiply = in-order sums, bit for bit");
-    tally.check(sameBits(expected, viaSink), "short rows of A (" + shape + "): gustavsonMultiplyInto = in-order sums, bit for bit");
+}
+
+// The Gustavson kernel sends each row to one of two accumulators by its density; their sums must
+// be the same bits, signed zeros included (a stored zero of B times a negative entry of A).
+void checkAccumulatorBits(Tally& tally) {
+  Trident::SortedRowAccumulator sparse(200);
+  Trident::RangeAccumulator dense(200);
+  const std::pair<int, double> adds[] = {{5, -0.0}, {7, 1.5}, {5, 0.0}, {9, -0.0}, {7, -1.5}, {150, 2.25}, {9, -0.0}, {0, 0.1}};
+  for (const auto& [c, v] : adds) {
+    sparse.add(c, v);
+    dense.add(c, v);
   }
+  std::vector<std::pair<int, double>> a, b;
+  sparse.flush([&a](int c, double v) { a.emplace_back(c, v); });
+  dense.flush([&b](int c, double v) { b.emplace_back(c, v); });
+  bool ok = a.size() == 5 && a.size() == b.size();
+  for (std::size_t t = 0; ok && t < a.size(); ++t)
+    ok = a[t].first == b[t].first && std::memcmp(&a[t].second, &b[t].second, sizeof(double)) == 0;
+  ok = ok && a[3].first == 9 && std::signbit(b[3].second);
+  tally.check(ok, "range and sorted accumulators: same columns, same bits (-0.0 kept)");
+  dense.add(9, 1.0);  // flushed: starts again from the additive identity
+  b.clear();
+  dense.flush([&b](int c, double v) { b.emplace_back(c, v); });
+  tally.check(b.size() == 1 && b[0].first == 9 && b[0].second == 1.0, "range accumulator resets on flush");
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  Tpetra::ScopeGuard guard(&argc, &argv);
+  Tally tally;
+  tally.verbose(false);
+  std::mt19937_64 rng(42);
+  checkKernelsAgainstReference(tally, rng);
+  checkNumericIntoFinalArrays(tally, rng);
+  checkAccumulation(tally, rng);
+  checkDeferredRound(tally, rng);
+  checkViews(tally, rng);
+  checkShortRows(tally, rng);
   // Stacking slices.
   {
     Csr a = randomCsr(7, 9, 0.3, rng, false), b = randomCsr(0, 9, 0.3, rng, false), c = randomCsr(5, 9, 0.3, rng, false);
@@ -375,29 +420,7 @@ int main(int argc, char** argv) {
     bool ok = s.nrows == 12 && s.nnz() == a.nnz() + c.nnz() && s.rowptr[7] == a.nnz();
     tally.check(ok, "stackRows");
   }
-  // The Gustavson kernel sends each row to one of two accumulators by its density; their sums must
-  // be the same bits, signed zeros included (a stored zero of B times a negative entry of A).
-  {
-    Trident::SortedRowAccumulator sparse(200);
-    Trident::RangeAccumulator dense(200);
-    const std::pair<int, double> adds[] = {{5, -0.0}, {7, 1.5}, {5, 0.0}, {9, -0.0}, {7, -1.5}, {150, 2.25}, {9, -0.0}, {0, 0.1}};
-    for (const auto& [c, v] : adds) {
-      sparse.add(c, v);
-      dense.add(c, v);
-    }
-    std::vector<std::pair<int, double>> a, b;
-    sparse.flush([&a](int c, double v) { a.emplace_back(c, v); });
-    dense.flush([&b](int c, double v) { b.emplace_back(c, v); });
-    bool ok = a.size() == 5 && a.size() == b.size();
-    for (std::size_t t = 0; ok && t < a.size(); ++t)
-      ok = a[t].first == b[t].first && std::memcmp(&a[t].second, &b[t].second, sizeof(double)) == 0;
-    ok = ok && a[3].first == 9 && std::signbit(b[3].second);
-    tally.check(ok, "range and sorted accumulators: same columns, same bits (-0.0 kept)");
-    dense.add(9, 1.0);  // flushed: starts again from the additive identity
-    b.clear();
-    dense.flush([&b](int c, double v) { b.emplace_back(c, v); });
-    tally.check(b.size() == 1 && b[0].first == 9 && b[0].second == 1.0, "range accumulator resets on flush");
-  }
+  checkAccumulatorBits(tally);
   bool threw = false;
   try { Trident::makeLocalSpGEMM("nope"); } catch (const std::invalid_argument&) { threw = true; }
   tally.check(threw, "unknown kernel name throws");
