@@ -251,29 +251,22 @@ Csr shareAndMultiply(const NodeWorkSplit& s, const std::vector<std::uint64_t>& p
 
 Csr multiplySharingNodeWork(const CsrView& a, const StackedCsrView& b, FinalArraysSink& sink, const Topology& topo,
                             bool share, MultiplyStats& stats) {
-  PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
-  // The rows' own counts only where they may be shared: the total alone is one pass without a
-  // branch per row.
-  const bool mayShare = share && topo.ranks_per_group() > 1;
-  const std::vector<std::uint64_t> perRow = mayShare ? multiplyFlopsPerRow(a, b) : std::vector<std::uint64_t>();
-  std::uint64_t total = 0;
-  if (mayShare)
+  if (!share || topo.ranks_per_group() == 1) return multiplyIntoC(a, b, sink, stats);
+  Csr shape;
+  {
+    PhaseTimer t(stats.times.local_multiply, "Trident: local multiply");
+    const std::vector<std::uint64_t> perRow = multiplyFlopsPerRow(a, b);
+    std::uint64_t total = 0;
     for (const std::uint64_t f : perRow) total += f;
-  else
-    total = multiplyFlops(a, b);
-  NodeWorkSplit s;
-  s.own_end = a.nrows;
-  if (mayShare) {
     std::vector<std::uint64_t> totals(static_cast<std::size_t>(topo.ranks_per_group()));
     MPI_Allgather(&total, 1, MPI_UINT64_T, totals.data(), 1, MPI_UINT64_T, topo.li_comm());
-    s = splitNodeWork(totals, topo.k(), perRow);
-  }
-  Csr shape;
-  if (s.shared) {
-    shape = shareAndMultiply(s, perRow, a, b, sink, topo.li_comm(), stats);
-  } else {
-    shape = gustavsonMultiplyInto(a, b, sink, total);
-    stats.local_flops += total;
+    const NodeWorkSplit s = splitNodeWork(totals, topo.k(), perRow);
+    if (s.shared) {
+      shape = shareAndMultiply(s, perRow, a, b, sink, topo.li_comm(), stats);
+    } else {
+      shape = gustavsonMultiplyInto(a, b, sink, total);
+      stats.local_flops += total;
+    }
   }
   stats.nnz_c_local = static_cast<std::uint64_t>(shape.nnz());
   return shape;
