@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -119,6 +120,25 @@ inline Entries gather(const crs_matrix_type& M) {
     sorted.val.push_back(all.val[t]);
   }
   return sorted;
+}
+
+// The same entries, values bit for bit (signed zeros told apart). Rank 0 decides; result broadcast.
+inline bool identicalEntries(const Entries& a, const Entries& b, std::string& why) {
+  int ok = 1;
+  if (rank() == 0) {
+    ok = a.row == b.row && a.col == b.col && a.val.size() == b.val.size() &&
+         std::memcmp(a.val.data(), b.val.data(), a.val.size() * sizeof(double)) == 0;
+    if (!ok) {
+      why = "nnz " + std::to_string(a.val.size()) + " vs " + std::to_string(b.val.size());
+      for (size_t t = 0; t < std::min(a.val.size(), b.val.size()); ++t)
+        if (a.row[t] != b.row[t] || a.col[t] != b.col[t] || std::memcmp(&a.val[t], &b.val[t], sizeof(double)) != 0) {
+          why += ", first difference at entry " + std::to_string(t);
+          break;
+        }
+    }
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, world());
+  return ok == 1;
 }
 
 // Structure identical and values equal to 1e-12 relative (entries that nearly cancel are

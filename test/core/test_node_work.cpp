@@ -86,10 +86,6 @@ double imbalance(const std::vector<std::uint64_t>& flops, int lambda) {
   return worst;
 }
 
-bool bitwiseEqual(const Entries& a, const Entries& b) {
-  return a.row == b.row && a.col == b.col && a.val == b.val;
-}
-
 void runCase(const std::string& name, const crs_matrix_type& A, const crs_matrix_type& B, int lambda) {
   const std::string what = name + " lambda=" + std::to_string(lambda);
   auto Ct = Teuchos::rcp(new crs_matrix_type(A.getRowMap(), 0));
@@ -99,8 +95,8 @@ void runCase(const std::string& name, const crs_matrix_type& A, const crs_matrix
   std::string why;
   const Entries tp = gather(*Ct), es = gather(*shared.C);
   tally.check(sameMatrix(tp, es, why), what + ": shared == Tpetra", why);
-  tally.check(bitwiseEqual(gather(*own.C), es), what + ": shared == unshared, bit for bit");
-  tally.check(bitwiseEqual(gather(*chosen.C), es), what + ": \"auto\" == unshared, bit for bit");
+  tally.check(identicalEntries(gather(*own.C), es, why), what + ": shared == unshared, bit for bit", why);
+  tally.check(identicalEntries(gather(*chosen.C), es, why), what + ": \"auto\" == unshared, bit for bit", why);
   tally.check(importAsTpetras(*shared.C, why), what + ": Import as Tpetra's", why);
   const std::uint64_t total = std::accumulate(own.flops.begin(), own.flops.end(), std::uint64_t{0});
   tally.check(std::accumulate(shared.flops.begin(), shared.flops.end(), std::uint64_t{0}) == total,

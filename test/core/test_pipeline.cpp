@@ -26,24 +26,6 @@ namespace {
 
 Tally tally;
 
-bool identical(const Entries& a, const Entries& b, std::string& why) {
-  int ok = 1;
-  if (rank() == 0) {
-    ok = a.row == b.row && a.col == b.col && a.val.size() == b.val.size() &&
-         std::memcmp(a.val.data(), b.val.data(), a.val.size() * sizeof(double)) == 0;
-    if (!ok) {
-      why = "nnz " + std::to_string(a.val.size()) + " vs " + std::to_string(b.val.size());
-      for (size_t t = 0; t < std::min(a.val.size(), b.val.size()); ++t)
-        if (a.row[t] != b.row[t] || a.col[t] != b.col[t] || std::memcmp(&a.val[t], &b.val[t], sizeof(double)) != 0) {
-          why += ", first difference at entry " + std::to_string(t);
-          break;
-        }
-    }
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, world());
-  return ok == 1;
-}
-
 Entries product(const crs_matrix_type& A, const std::string& algo, int lambda, const std::string& grid,
                 const std::string& fetch, int lookahead, const std::string& pacing = "ready") {
   auto params = Teuchos::rcp(new Teuchos::ParameterList);
@@ -69,19 +51,19 @@ void runCase(const std::string& name, const crs_matrix_type& A) {
       const Entries base = product(A, "trident", lambda, grid, "needed", 2);
       tally.check(sameMatrix(tp, base, why), what + " lookahead 2 == Tpetra", why);
       for (int la : {1, 64})
-        tally.check(identical(base, product(A, "trident", lambda, grid, "needed", la), why),
+        tally.check(identicalEntries(base, product(A, "trident", lambda, grid, "needed", la), why),
                     what + " lookahead " + std::to_string(la) + " bit-identical to lookahead 2", why);
-      tally.check(identical(base, product(A, "trident", lambda, grid, "whole", 1), why),
+      tally.check(identicalEntries(base, product(A, "trident", lambda, grid, "whole", 1), why),
                   what + " whole tiles (lookahead 1) bit-identical to needed rows", why);
       for (int la : {1, 2})
-        tally.check(identical(base, product(A, "trident", lambda, grid, "needed", la, "eager"), why),
+        tally.check(identicalEntries(base, product(A, "trident", lambda, grid, "needed", la, "eager"), why),
                     what + " gi pacing eager (lookahead " + std::to_string(la) + ") bit-identical to ready", why);
     }
   }
   const Entries summa = product(A, "summa", 1, "auto", "needed", 2);
   tally.check(sameMatrix(tp, summa, why), name + " [summa lookahead 2] == Tpetra", why);
   for (int la : {1, 64})
-    tally.check(identical(summa, product(A, "summa", 1, "auto", "needed", la), why),
+    tally.check(identicalEntries(summa, product(A, "summa", 1, "auto", "needed", la), why),
                 name + " [summa] lookahead " + std::to_string(la) + " bit-identical to lookahead 2", why);
 }
 
