@@ -110,20 +110,20 @@ class ScanAccumulator {
   int lo_ = std::numeric_limits<int>::max(), hi_ = -1;
 };
 
-template <class M>
-bool rowsSorted(const M& B) {
-  for (std::int64_t r = 0; r < B.nrows; ++r)
-    for (std::int64_t q = B.rowptr[r] + 1; q < B.rowptr[r + 1]; ++q)
-      if (B.col[q - 1] > B.col[q]) return false;
+template <class V>
+bool rowsSorted(const RowRefs<V>& B) {
+  for (const auto& row : B.row)
+    for (std::int64_t q = 1; q < row.len; ++q)
+      if (row.col[q - 1] > row.col[q]) return false;
   return true;
 }
 
-template <class M>
-void addRows(const M& A, const M& B, std::int64_t r, SortedRowAccumulator& acc, bool) {
+template <class M, class V>
+void addRows(const M& A, const RowRefs<V>& B, std::int64_t r, SortedRowAccumulator& acc, bool) {
   for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
     const double a = static_cast<double>(A.val[p]);
-    const int k = A.col[p];
-    for (std::int64_t q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) acc.add(B.col[q], a * static_cast<double>(B.val[q]));
+    const auto& b = B.row[static_cast<std::size_t>(A.col[p])];
+    for (std::int64_t q = 0; q < b.len; ++q) acc.add(b.col[q], a * static_cast<double>(b.val[q]));
   }
 }
 
@@ -142,26 +142,30 @@ inline void prefetchChunk(const int* col, const V* val, std::int64_t x) {
 // row of B is summed, the next row's lines are prefetched, one line per chunk of 16 entries.
 // Measured on cit-HepTh's and email-Enron's second iterations: 1.41 -> 1.08 and 1.30 -> 0.92 ns per
 // multiply-add; prefetching the accumulator's lines as well made it slower (1.17 -> 1.39).
-template <class M, class Acc>
-void addRows(const M& A, const M& B, std::int64_t r, Acc& acc, bool bSorted) {
-  const int* bc = B.col.data();
-  const auto* bv = B.val.data();
+template <class M, class V, class Acc>
+void addRows(const M& A, const RowRefs<V>& B, std::int64_t r, Acc& acc, bool bSorted) {
   const std::int64_t pe = A.rowptr[r + 1];
   for (std::int64_t p = A.rowptr[r]; p < pe; ++p) {
     const double a = static_cast<double>(A.val[p]);
-    const int k = A.col[p];
-    const std::int64_t qb = B.rowptr[k], qe = B.rowptr[k + 1];
-    std::int64_t x = 0, xe = 0;  // the next row of B, to prefetch
+    const auto& b = B.row[static_cast<std::size_t>(A.col[p])];
+    const int* bc = b.col;
+    const V* bv = b.val;
+    const std::int64_t qe = b.len;
+    const int* xc = nullptr;  // the next row of B, to prefetch
+    const V* xv = nullptr;
+    std::int64_t x = 0, xe = 0;
     if (p + 1 < pe) {
-      x = B.rowptr[A.col[p + 1]];
-      xe = B.rowptr[A.col[p + 1] + 1];
+      const auto& next = B.row[static_cast<std::size_t>(A.col[p + 1])];
+      xc = next.col;
+      xv = next.val;
+      xe = next.len;
     }
-    if (qb != qe) {
-      if (bSorted) acc.span(bc[qb], bc[qe - 1]);
-      std::int64_t q = qb;
+    if (qe != 0) {
+      if (bSorted) acc.span(bc[0], bc[qe - 1]);
+      std::int64_t q = 0;
       for (; q + kChunk <= qe; q += kChunk) {
         if (x < xe) {
-          prefetchChunk(bc, bv, x);
+          prefetchChunk(xc, xv, x);
           x += kChunk;
         }
         if (bSorted) {
@@ -176,14 +180,14 @@ void addRows(const M& A, const M& B, std::int64_t r, Acc& acc, bool bSorted) {
         for (; q < qe; ++q) acc.add(bc[q], a * static_cast<double>(bv[q]));
       }
     }
-    for (; x < xe; x += kChunk) prefetchChunk(bc, bv, x);
+    for (; x < xe; x += kChunk) prefetchChunk(xc, xv, x);
   }
 }
 
 // Product row r of A*B accumulated in acc, handed to cols/vals in column order.
-template <class M, class Acc>
-void accumulateRow(const M& A, const M& B, std::int64_t r, Acc& acc, bool bSorted, std::vector<int>& cols,
-                   std::vector<double>& vals) {
+template <class M, class V, class Acc>
+void accumulateRow(const M& A, const RowRefs<V>& B, std::int64_t r, Acc& acc, bool bSorted, RowCols& cols,
+                   RowVals& vals) {
   addRows(A, B, r, acc, bSorted);
   const std::size_t n = acc.size();
   cols.resize(n);
@@ -198,9 +202,9 @@ void accumulateRow(const M& A, const M& B, std::int64_t r, Acc& acc, bool bSorte
   cols.resize(static_cast<std::size_t>(cp - cols.data()));
   vals.resize(cols.size());
 }
-template <class M>
-void accumulateRow(const M& A, const M& B, std::int64_t r, ScanAccumulator& acc, bool bSorted, std::vector<int>& cols,
-                   std::vector<double>& vals) {
+template <class M, class V>
+void accumulateRow(const M& A, const RowRefs<V>& B, std::int64_t r, ScanAccumulator& acc, bool bSorted,
+                   RowCols& cols, RowVals& vals) {
   addRows(A, B, r, acc, bSorted);
   const std::size_t w = acc.width();
   cols.resize(w + kDrainSlack);
@@ -212,9 +216,10 @@ void accumulateRow(const M& A, const M& B, std::int64_t r, ScanAccumulator& acc,
 }  // namespace
 
 template <class M>
-M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t row_end, const RowPruner& prune,
-                 PrunedSpGEMMCounts* counts, std::int64_t kept_per_row_hint) {
-  if (A.ncols != B.nrows) throw std::invalid_argument("pruned SpGEMM: A.ncols != B.nrows");
+M prunedMultiply(const M& A, const RowRefs<typename decltype(M::val)::value_type>& B, std::int64_t row_begin,
+                 std::int64_t row_end, const RowPruner& prune, PrunedSpGEMMCounts* counts,
+                 std::int64_t kept_per_row_hint) {
+  if (A.ncols != B.nrows()) throw std::invalid_argument("pruned SpGEMM: A.ncols != B.nrows");
   if (row_begin < 0 || row_end < row_begin || row_end > A.nrows)
     throw std::invalid_argument("pruned SpGEMM: row range outside A");
   M C(row_end - row_begin, B.ncols);
@@ -229,8 +234,8 @@ M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t ro
   ScanAccumulator full(B.ncols);
   const std::int64_t fullFrom = (hasVectorDrain() ? 1 : 8) * B.ncols;
   const bool bSorted = rowsSorted(B);
-  std::vector<int> cols;
-  std::vector<double> vals;
+  RowCols cols;
+  RowVals vals;
   // C's arrays reserve, before the first row, room for every row's most entries: its multiply-adds,
   // B's columns and the caller's hint, whichever is least. A reservation this large comes straight
   // from mmap and only the pages written become resident, so C costs its kept entries and nothing
@@ -241,7 +246,8 @@ M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t ro
   std::int64_t room = 0;
   for (std::int64_t r = row_begin; r < row_end; ++r) {
     std::int64_t rowFlops = 0;
-    for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) rowFlops += B.rowptr[A.col[p] + 1] - B.rowptr[A.col[p]];
+    for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p)
+      rowFlops += B.row[static_cast<std::size_t>(A.col[p])].len;
     rowFlopsOf[static_cast<std::size_t>(r - row_begin)] = rowFlops;
     std::int64_t most = std::min(rowFlops, B.ncols);
     if (kept_per_row_hint > 0) most = std::min(most, kept_per_row_hint);
@@ -275,9 +281,9 @@ M prunedMultiply(const M& A, const M& B, std::int64_t row_begin, std::int64_t ro
   return C;
 }
 
-template Csr prunedMultiply<Csr>(const Csr&, const Csr&, std::int64_t, std::int64_t, const RowPruner&,
+template Csr prunedMultiply<Csr>(const Csr&, const RowRefs<double>&, std::int64_t, std::int64_t, const RowPruner&,
                                  PrunedSpGEMMCounts*, std::int64_t);
-template CsrFloat prunedMultiply<CsrFloat>(const CsrFloat&, const CsrFloat&, std::int64_t, std::int64_t,
+template CsrFloat prunedMultiply<CsrFloat>(const CsrFloat&, const RowRefs<float>&, std::int64_t, std::int64_t,
                                            const RowPruner&, PrunedSpGEMMCounts*, std::int64_t);
 
 }  // namespace Trident

@@ -53,17 +53,19 @@ double now() { return MPI_Wtime(); }
 inline double store(double v, bool flt) { return flt ? static_cast<double>(static_cast<float>(v)) : v; }
 
 // Scratch of the column pruner, kept between columns so pruning allocates nothing per column.
-template <class I>
+// IV / VV: the column's index and value vectors (the fused kernel's RowCols / RowVals, or plain).
+template <class IV, class VV>
 struct PruneScratch {
   std::vector<double> w;  // kBar's working copy
   // The column's entries >= the cut, gathered in the measuring pass (pruneColumnImpl<true>): when no
   // recovery follows they are swapped in instead of selected in a second pass over the column.
-  std::vector<I> idx2;
-  std::vector<double> val2;
+  IV idx2;
+  VV val2;
 };
 
 // mclvKBar(KBAR_SELECT_LARGE): the k-th largest value among those < ignore (k >= n: -FLT_MAX).
-double kBarLarge(const std::vector<double>& v, std::size_t k, double ignore, std::vector<double>& w) {
+template <class VV>
+double kBarLarge(const VV& v, std::size_t k, double ignore, std::vector<double>& w) {
   if (k >= v.size()) return -FLT_MAX;
   w.clear();
   for (double x : v)
@@ -75,7 +77,8 @@ double kBarLarge(const std::vector<double>& v, std::size_t k, double ignore, std
 }
 
 // mclvKBar(KBAR_SELECT_SMALL): the k-th smallest value among those >= ignore (k >= n: FLT_MAX).
-double kBarSmall(const std::vector<double>& v, std::size_t k, double ignore, std::vector<double>& w) {
+template <class VV>
+double kBarSmall(const VV& v, std::size_t k, double ignore, std::vector<double>& w) {
   if (k >= v.size()) return FLT_MAX;
   w.clear();
   for (double x : v)
@@ -87,8 +90,8 @@ double kBarSmall(const std::vector<double>& v, std::size_t k, double ignore, std
 }
 
 // Keeps entries with value >= bar (mclvSelectGqBar); returns the kept mass.
-template <class I>
-double selectGq(std::vector<I>& idx, std::vector<double>& val, double bar) {
+template <class IV, class VV>
+double selectGq(IV& idx, VV& val, double bar) {
   std::size_t w = 0;
   double mass = 0;
   for (std::size_t r = 0; r < val.size(); ++r) {
@@ -132,7 +135,8 @@ Teuchos::RCP<crs_matrix_type> buildMatrix(const Teuchos::RCP<const map_type>& ro
 }
 
 // mcl's inflation of one column: power, then normalize (mclvInflate).
-void inflate(std::vector<double>& val, double power, bool flt) {
+template <class VV>
+void inflate(VV& val, double power, bool flt) {
   double sum = 0;
   if (power == 2.0 && flt) {
     // A float's square is exact in double, so it equals pow(v, 2) (mcl's default inflation).
@@ -365,9 +369,9 @@ namespace detail {
 // Masses are summed in column order as mclvSelectGqBar sums them, so the values are mcl's.
 // RoundFirst: the column comes straight from the product: values are first rounded where mcl
 // stores them and zeros dropped, in the same pass that measures the column.
-template <bool RoundFirst, class I>
-double pruneColumnImpl(std::vector<I>& idx, std::vector<double>& val, I self, const Options& opt, double* mass_kept,
-                       PruneScratch<I>& s, std::size_t* n_nonzero = nullptr) {
+template <bool RoundFirst, class IV, class VV>
+double pruneColumnImpl(IV& idx, VV& val, typename IV::value_type self, const Options& opt, double* mass_kept,
+                       PruneScratch<IV, VV>& s, std::size_t* n_nonzero = nullptr) {
   const bool flt = opt.float_values;
   const std::size_t R = opt.recover_number > 0 ? static_cast<std::size_t>(opt.recover_number) : 0;
   const std::size_t S = opt.select_number > 0 ? static_cast<std::size_t>(opt.select_number) : 0;
@@ -449,7 +453,7 @@ double pruneColumnImpl(std::vector<I>& idx, std::vector<double>& val, I self, co
 
 double pruneColumn(std::vector<long long>& idx, std::vector<double>& val, long long self, const Options& opt,
                    double* mass_kept) {
-  PruneScratch<long long> s;
+  PruneScratch<std::vector<long long>, std::vector<double>> s;
   return pruneColumnImpl<false>(idx, val, self, opt, mass_kept, s);
 }
 
@@ -637,37 +641,38 @@ void neededRows(const M& T, std::int64_t begin, std::int64_t end, GO_ n, std::ve
 template <class M>
 std::vector<M> expandAndPrune(const M& T, const RowExchange& ex, const std::vector<std::int64_t>& bounds,
                               const std::vector<GO_>& gids, GO_ n, const Options& opt, std::int64_t keptPerRow,
-                              PruneScratch<int>& scratch, std::vector<char>& mark, std::vector<int>& needed,
-                              FusedTallies& t) {
+                              PruneScratch<RowCols, RowVals>& scratch, std::vector<char>& mark,
+                              std::vector<int>& needed, FusedTallies& t) {
   const int phases = static_cast<int>(bounds.size()) - 1;
   std::vector<M> parts;
-  const auto pruner = [&](std::int64_t r, std::vector<int>& cols, std::vector<double>& vals) {
+  const auto pruner = [&](std::int64_t r, RowCols& cols, RowVals& vals) {
     const double tp = now();
     // Rounded and zeros dropped inside the measuring pass, as the unfused path does before it.
     std::size_t nonzero = 0;
-    const double chaos = detail::pruneColumnImpl<true, int>(cols, vals, static_cast<int>(gids[r]), opt, nullptr,
+    const double chaos = detail::pruneColumnImpl<true>(cols, vals, static_cast<int>(gids[r]), opt, nullptr,
                                                             scratch, &nonzero);
     t.expanded += static_cast<long long>(nonzero);
     t.chaos = std::max(t.chaos, chaos);
     inflate(vals, opt.inflation, opt.float_values);
     t.tPrune += now() - tp;
   };
+  using V = typename decltype(T.val)::value_type;
   for (int p = 0; p < phases; ++p) {
     double ta = now();
-    M fetched;
-    const M* B = &T;
-    if (!ex.ownsAll()) {
+    FetchedRows<V> fetched;
+    if (ex.ownsAll()) {
+      fetched.refs = rowRefs(T);
+    } else {
       Teuchos::TimeMonitor fetchTimer(*phaseTimer("trident-mcl: fetch rows"));
       neededRows(T, bounds[p], bounds[p + 1], n, mark, needed);
       fetched = ex.fetch(T, needed, t.bytes);
-      B = &fetched;
     }
     const double tb = now();
     t.tFetch += tb - ta;
     const double pruneBefore = t.tPrune;
     {
       Teuchos::TimeMonitor multiplyTimer(*phaseTimer("trident-mcl: multiply and prune"));
-      parts.push_back(prunedMultiply(T, *B, bounds[p], bounds[p + 1], pruner, &t.counts, keptPerRow));
+      parts.push_back(prunedMultiply(T, fetched.refs, bounds[p], bounds[p + 1], pruner, &t.counts, keptPerRow));
     }
     t.tMult += (now() - tb) - (t.tPrune - pruneBefore);
   }
@@ -754,7 +759,7 @@ void runFused(LocalRows& rows, std::vector<GO_>& gids, Result& res, const Option
   const long long nnz0 = globalSum(T.nnz(), mpicomm);
   if (log) logFusedHeader(*log, n, nnz0, P, ex->hierarchical(), opt);
 
-  PruneScratch<int> scratch;
+  PruneScratch<RowCols, RowVals> scratch;
   // What pruning keeps of a column: at most the selection number, or the recovery number where it
   // recovers (ties at a threshold can keep a few more; the kernel's reservation then just grows).
   // Without selection the threshold alone bounds nothing useful here.

@@ -88,54 +88,65 @@ MPI_Datatype mpiType<float>() { return MPI_FLOAT; }
 // (reqCount of each, ascending within each). serve(reqIn) is called once with what the others ask
 // of this rank (grouped by asker) and returns row(g, &len) -> (columns, values) for each of them;
 // it may itself communicate (collectively: every rank calls it at the same point). Returns the
-// rows received, in reqOut's order; *bytesFrom gets, per rank, what this rank received from it
-// (requests in, lengths and rows back), as the flat fetch always counted them.
+// rows, in reqOut's order: those from other ranks in received arrays, those this rank asked of
+// itself as row() gives them (not copied: its own rows are where they already are). *bytesFrom
+// gets, per rank, what this rank received from it (requests in, lengths and rows back).
 template <class V>
 struct RowsIn {
-  std::vector<std::int64_t> len;  // per entry of reqOut
-  std::vector<int> col;
+  std::vector<typename RowRefs<V>::Row> rows;  // per entry of reqOut
+  std::vector<int> col;  // the received rows, which rows point into
   std::vector<V> val;
 };
+
+// The rows' entries packed for every rank but this one, in reqIn's order; entOut: per rank.
+template <class V, class Row>
+void packRows(const std::vector<int>& reqIn, const std::vector<std::int64_t>& inCount, int me, Row& row,
+              const std::vector<std::int64_t>& entOut, std::vector<int>& colOut, std::vector<V>& valOut) {
+  const std::int64_t nOut = std::accumulate(entOut.begin(), entOut.end(), std::int64_t{0});
+  reserveHugePages(colOut, static_cast<std::size_t>(nOut));
+  reserveHugePages(valOut, static_cast<std::size_t>(nOut));
+  std::size_t k = 0;
+  for (int q = 0; q < static_cast<int>(inCount.size()); ++q)
+    for (std::int64_t t = 0; t < inCount[q]; ++t, ++k) {
+      if (q == me) continue;
+      std::int64_t len = 0;
+      const auto [c, v] = row(reqIn[k], len);
+      colOut.insert(colOut.end(), c, c + len);
+      valOut.insert(valOut.end(), v, v + len);
+    }
+}
 
 template <class V, class Serve>
 RowsIn<V> exchangeRows(MPI_Comm comm, const std::vector<std::int64_t>& reqCount, const std::vector<int>& reqOut,
                        Serve&& serve, std::vector<std::uint64_t>* bytesFrom) {
-  int P = 1;
+  int P = 1, me = 0;
   MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &me);
   const std::vector<std::int64_t> inCount = bigcount::exchangeCounts(reqCount, comm);
   std::vector<int> reqIn(static_cast<std::size_t>(std::accumulate(inCount.begin(), inCount.end(), std::int64_t{0})));
   bigcount::alltoallv(reqOut.data(), reqCount, reqIn.data(), inCount, MPI_INT, comm);
   auto row = serve(reqIn);
-  // Row lengths back, then the rows themselves.
-  std::vector<std::int64_t> lenOut(reqIn.size()), entOut(P, 0);
+  // Row lengths back, then the rows themselves (none to this rank itself).
+  std::vector<std::int64_t> lenOut(reqIn.size()), entOut(P, 0), lenIn(reqOut.size()), entIn(P, 0);
   {
     std::size_t k = 0;
     for (int q = 0; q < P; ++q)
       for (std::int64_t t = 0; t < inCount[q]; ++t, ++k) {
         row(reqIn[k], lenOut[k]);
-        entOut[q] += lenOut[k];
+        if (q != me) entOut[q] += lenOut[k];
       }
   }
-  RowsIn<V> in;
-  in.len.resize(reqOut.size());
-  bigcount::alltoallv(lenOut.data(), inCount, in.len.data(), reqCount, MPI_INT64_T, comm);
-  std::vector<std::int64_t> entIn(P, 0);
+  bigcount::alltoallv(lenOut.data(), inCount, lenIn.data(), reqCount, MPI_INT64_T, comm);
   {
     std::size_t k = 0;
     for (int q = 0; q < P; ++q)
-      for (std::int64_t t = 0; t < reqCount[q]; ++t, ++k) entIn[q] += in.len[k];
+      for (std::int64_t t = 0; t < reqCount[q]; ++t, ++k)
+        if (q != me) entIn[q] += lenIn[k];
   }
-  const std::int64_t nOut = std::accumulate(entOut.begin(), entOut.end(), std::int64_t{0});
   std::vector<int> colOut;
   std::vector<V> valOut;
-  reserveHugePages(colOut, static_cast<std::size_t>(nOut));
-  reserveHugePages(valOut, static_cast<std::size_t>(nOut));
-  for (int g : reqIn) {
-    std::int64_t len = 0;
-    const auto [c, v] = row(g, len);
-    colOut.insert(colOut.end(), c, c + len);
-    valOut.insert(valOut.end(), v, v + len);
-  }
+  packRows(reqIn, inCount, me, row, entOut, colOut, valOut);
+  RowsIn<V> in;
   const std::int64_t nIn = std::accumulate(entIn.begin(), entIn.end(), std::int64_t{0});
   reserveHugePages(in.col, static_cast<std::size_t>(nIn));
   reserveHugePages(in.val, static_cast<std::size_t>(nIn));
@@ -143,6 +154,20 @@ RowsIn<V> exchangeRows(MPI_Comm comm, const std::vector<std::int64_t>& reqCount,
   in.val.resize(static_cast<std::size_t>(nIn));
   bigcount::alltoallv(colOut.data(), entOut, in.col.data(), entIn, MPI_INT, comm);
   bigcount::alltoallv(valOut.data(), entOut, in.val.data(), entIn, mpiType<V>(), comm);
+  in.rows.resize(reqOut.size());
+  std::int64_t at = 0;
+  std::size_t k = 0;
+  for (int q = 0; q < P; ++q)
+    for (std::int64_t t = 0; t < reqCount[q]; ++t, ++k) {
+      if (q == me) {
+        std::int64_t len = 0;
+        const auto [c, v] = row(reqOut[k], len);
+        in.rows[k] = {c, v, len};
+      } else {
+        in.rows[k] = {in.col.data() + at, in.val.data() + at, lenIn[k]};
+        at += lenIn[k];
+      }
+    }
   if (bytesFrom) {
     bytesFrom->assign(P, 0);
     for (int q = 0; q < P; ++q)
@@ -152,32 +177,16 @@ RowsIn<V> exchangeRows(MPI_Comm comm, const std::vector<std::int64_t>& reqCount,
   return in;
 }
 
-// B with n rows, the rows of ids (ascending within each of the groups they came in) filled from
-// rows received in that order, the others empty.
-template <class M, class V>
-M placeRows(long long n, const std::vector<int>& ids, RowsIn<V>&& in) {
-  M B(n, n);
-  for (std::size_t k = 0; k < ids.size(); ++k) B.rowptr[ids[k] + 1] = in.len[k];
-  for (long long g = 0; g < n; ++g) B.rowptr[g + 1] += B.rowptr[g];
-  // Where the owners' row ranges ascend with their ranks (row slices), the groups are in row order
-  // and the received arrays are B's as they are: taken, not copied (the copy into zeroed arrays
-  // was ~4 % of trident-mcl's time on email-Enron at P = 2).
-  if (std::is_sorted(ids.begin(), ids.end())) {
-    B.col = std::move(in.col);
-    B.val = std::move(in.val);
-    return B;
-  }
-  B.col.resize(in.col.size());
-  B.val.resize(in.val.size());
-  std::size_t src = 0;
-  for (std::size_t k = 0; k < ids.size(); ++k) {
-    const std::int64_t at = B.rowptr[ids[k]], len = in.len[k];
-    std::copy(in.col.begin() + static_cast<std::ptrdiff_t>(src), in.col.begin() + static_cast<std::ptrdiff_t>(src + len),
-              B.col.begin() + at);
-    std::copy(in.val.begin() + static_cast<std::ptrdiff_t>(src), in.val.begin() + static_cast<std::ptrdiff_t>(src + len),
-              B.val.begin() + at);
-    src += static_cast<std::size_t>(len);
-  }
+// B's n rows by reference: rows ids[k] = in.rows[k], the others empty; in's arrays move into the
+// result (the references stay valid).
+template <class V>
+FetchedRows<V> placeRows(long long n, const std::vector<int>& ids, RowsIn<V>&& in) {
+  FetchedRows<V> B;
+  B.refs.ncols = n;
+  B.refs.row.resize(static_cast<std::size_t>(n));
+  for (std::size_t k = 0; k < ids.size(); ++k) B.refs.row[static_cast<std::size_t>(ids[k])] = in.rows[k];
+  B.col = std::move(in.col);
+  B.val = std::move(in.val);
   return B;
 }
 
@@ -206,12 +215,14 @@ auto ownRowsOf(const M& A, const std::vector<int>& local) {
 }  // namespace
 
 template <class M>
-M RowExchange::fetch(const M& A, const std::vector<int>& needed, ExchangeBytes& bytes) const {
+FetchedRows<typename decltype(M::val)::value_type> RowExchange::fetch(const M& A, const std::vector<int>& needed,
+                                                                      ExchangeBytes& bytes) const {
   return hierarchical() ? hierarchicalFetch(A, needed, bytes) : flatFetch(A, needed, bytes);
 }
 
 template <class M>
-M RowExchange::flatFetch(const M& A, const std::vector<int>& needed, ExchangeBytes& bytes) const {
+FetchedRows<typename decltype(M::val)::value_type> RowExchange::flatFetch(const M& A, const std::vector<int>& needed,
+                                                                          ExchangeBytes& bytes) const {
   using V = typename decltype(A.val)::value_type;
   int P = 1, me = 0;
   MPI_Comm_size(comm_, &P);
@@ -224,11 +235,13 @@ M RowExchange::flatFetch(const M& A, const std::vector<int>& needed, ExchangeByt
   RowsIn<V> in = exchangeRows<V>(comm_, reqCount, reqOut, serveOwn, &from);
   for (int q = 0; q < P; ++q)
     if (q != me) (sameNode_[q] ? bytes.li : bytes.gi) += from[q];
-  return placeRows<M>(n_, reqOut, std::move(in));
+  return placeRows(n_, reqOut, std::move(in));
 }
 
 template <class M>
-M RowExchange::hierarchicalFetch(const M& A, const std::vector<int>& needed, ExchangeBytes& bytes) const {
+FetchedRows<typename decltype(M::val)::value_type> RowExchange::hierarchicalFetch(const M& A,
+                                                                                  const std::vector<int>& needed,
+                                                                                  ExchangeBytes& bytes) const {
   using V = typename decltype(A.val)::value_type;
   int me = 0, lambda = 1, nodes = 1, myIndex = 0, myNode = 0;
   MPI_Comm_rank(comm_, &me);
@@ -241,13 +254,11 @@ M RowExchange::hierarchicalFetch(const M& A, const std::vector<int>& needed, Exc
   std::vector<std::int64_t> reqCount;
   std::vector<int> reqOut;
   groupRequests(needed, lambda, [this](int g) { return indexOf_[owner_[g]]; }, reqCount, reqOut);
-  RowsIn<V> fromPeers;      // the rows this rank fetched over Gi for its node
-  std::vector<std::int64_t> peerAt;  // where each of them starts in fromPeers.col
-  std::vector<int> remote;  // their ids, in fromPeers' order
-  std::vector<std::pair<int, std::size_t>> byId;  // (id, position in remote), ascending
+  RowsIn<V> fromPeers;  // the rows this rank fetched over Gi for its node
+  std::vector<std::pair<int, std::size_t>> byId;  // (id, position in fromPeers.rows), ascending
   auto serveNode = [&](const std::vector<int>& reqIn) {
     // The rows the node's ranks asked of me that live on other nodes, each once, by owner node.
-    std::vector<int> wanted;
+    std::vector<int> wanted, remote;
     for (int g : reqIn)
       if (owner_[g] != me) wanted.push_back(g);
     std::sort(wanted.begin(), wanted.end());
@@ -259,32 +270,30 @@ M RowExchange::hierarchicalFetch(const M& A, const std::vector<int>& needed, Exc
     fromPeers = exchangeRows<V>(peer_comm_, peerCount, remote, serveOwn, &from);
     for (int q = 0; q < nodes; ++q)
       if (q != myNode) bytes.gi += from[q];
-    peerAt.assign(remote.size() + 1, 0);
     byId.resize(remote.size());
-    for (std::size_t k = 0; k < remote.size(); ++k) {
-      peerAt[k + 1] = peerAt[k] + fromPeers.len[k];
-      byId[k] = {remote[k], k};
-    }
+    for (std::size_t k = 0; k < remote.size(); ++k) byId[k] = {remote[k], k};
     std::sort(byId.begin(), byId.end());
     return [&, own = ownRowsOf(A, local_)](int g, std::int64_t& len) {
       if (owner_[g] == me) return own(g, len);
       const std::size_t k =
           std::lower_bound(byId.begin(), byId.end(), std::make_pair(g, std::size_t{0}))->second;
-      len = fromPeers.len[k];
-      return std::make_pair(static_cast<const int*>(fromPeers.col.data() + peerAt[k]),
-                            static_cast<const V*>(fromPeers.val.data() + peerAt[k]));
+      len = fromPeers.rows[k].len;
+      return std::make_pair(fromPeers.rows[k].col, fromPeers.rows[k].val);
     };
   };
   std::vector<std::uint64_t> from;
   RowsIn<V> in = exchangeRows<V>(node_comm_, reqCount, reqOut, serveNode, &from);
-  fromPeers = RowsIn<V>();  // served to the node: not held while B is built
   for (int q = 0; q < lambda; ++q)
     if (q != myIndex) bytes.li += from[q];
-  return placeRows<M>(n_, reqOut, std::move(in));
+  FetchedRows<V> B = placeRows(n_, reqOut, std::move(in));
+  B.nodeCol = std::move(fromPeers.col);  // the rows this rank asked of itself point here
+  B.nodeVal = std::move(fromPeers.val);
+  return B;
 }
 
-template Csr RowExchange::fetch<Csr>(const Csr&, const std::vector<int>&, ExchangeBytes&) const;
-template CsrFloat RowExchange::fetch<CsrFloat>(const CsrFloat&, const std::vector<int>&, ExchangeBytes&) const;
+template FetchedRows<double> RowExchange::fetch<Csr>(const Csr&, const std::vector<int>&, ExchangeBytes&) const;
+template FetchedRows<float> RowExchange::fetch<CsrFloat>(const CsrFloat&, const std::vector<int>&,
+                                                         ExchangeBytes&) const;
 
 }  // namespace mcl
 }  // namespace Trident

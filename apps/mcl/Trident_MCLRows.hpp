@@ -28,6 +28,19 @@ struct ExchangeBytes {
   std::uint64_t gi = 0;  // received from other nodes
 };
 
+// What a fetch returns: B's rows by reference (refs: n rows, the needed ones filled, the others
+// empty), pointing into this rank's own block for its own rows and into the arrays below for the
+// others. Moving it keeps the references valid; they also point into the block the fetch was
+// given, which must outlive them.
+template <class V>
+struct FetchedRows {
+  RowRefs<V> refs;
+  std::vector<int> col;  // the rows received from the other ranks
+  std::vector<V> val;
+  std::vector<int> nodeCol;  // hierarchical fetch: the rows this rank fetched over Gi for its node
+  std::vector<V> nodeVal;
+};
+
 class RowExchange {
  public:
   // my_rows: the global ids (in [0, n)) of this rank's rows, in local order. Collective.
@@ -43,17 +56,20 @@ class RowExchange {
   // the product and nothing has to be fetched.
   bool ownsAll() const { return ownsAll_; }
   // A: this rank's rows (local order), columns global ids. needed: ascending global row ids.
-  // Returns B with n rows, the needed ones filled from their owners (own ones copied), the others
-  // empty. Collective: every rank calls it the same number of times.
+  // Returns B's n rows, the needed ones from their owners (own ones referenced in A, not copied),
+  // the others empty. Collective: every rank calls it the same number of times.
   // M: Csr or CsrFloat.
   template <class M>
-  M fetch(const M& A, const std::vector<int>& needed, ExchangeBytes& bytes) const;
+  FetchedRows<typename decltype(M::val)::value_type> fetch(const M& A, const std::vector<int>& needed,
+                                                           ExchangeBytes& bytes) const;
 
  private:
   template <class M>
-  M flatFetch(const M& A, const std::vector<int>& needed, ExchangeBytes& bytes) const;
+  FetchedRows<typename decltype(M::val)::value_type> flatFetch(const M& A, const std::vector<int>& needed,
+                                                               ExchangeBytes& bytes) const;
   template <class M>
-  M hierarchicalFetch(const M& A, const std::vector<int>& needed, ExchangeBytes& bytes) const;
+  FetchedRows<typename decltype(M::val)::value_type> hierarchicalFetch(const M& A, const std::vector<int>& needed,
+                                                                       ExchangeBytes& bytes) const;
 
   MPI_Comm comm_;
   long long n_ = 0;

@@ -200,15 +200,17 @@ void fusedKernelAgainstUnfused(const Trident::Csr& T, const std::string& what) {
   settings[1].select_number = 6;
   settings[1].recover_number = 9;
   for (const Options& o : settings) {
-    const Trident::RowPruner pruner = [&o](std::int64_t r, std::vector<int>& cols, std::vector<double>& vals) {
+    const Trident::RowPruner pruner = [&o](std::int64_t r, Trident::RowCols& cols, Trident::RowVals& vals) {
       std::vector<long long> idx(cols.begin(), cols.end());
-      Trident::mcl::detail::pruneColumn(idx, vals, r, o);
+      std::vector<double> val(vals.begin(), vals.end());
+      Trident::mcl::detail::pruneColumn(idx, val, r, o);
       cols.assign(idx.begin(), idx.end());
+      vals.assign(val.begin(), val.end());
     };
     const Trident::Csr full = Trident::gustavsonMultiply(T, T);
     Trident::Csr ref(full.nrows, full.ncols);
-    std::vector<int> cols;
-    std::vector<double> vals;
+    Trident::RowCols cols;
+    Trident::RowVals vals;
     for (std::int64_t r = 0; r < full.nrows; ++r) {
       cols.assign(full.col.begin() + full.rowptr[r], full.col.begin() + full.rowptr[r + 1]);
       vals.assign(full.val.begin() + full.rowptr[r], full.val.begin() + full.rowptr[r + 1]);
