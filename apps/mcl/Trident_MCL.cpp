@@ -364,6 +364,69 @@ Interpretation interpret(GO_ n, const std::vector<GO_>& src, const std::vector<G
 // ---------------------------------------------------------------------------------------------
 namespace detail {
 
+// vecMeasure of the un-pruned column: its largest value, its sum of squares (both for the chaos),
+// and the count and mass of its entries >= cut.
+struct ColumnMeasure {
+  double maxval = 0, center = 0, massPrune = 0;
+  std::size_t nPrune = 0;
+};
+
+// The measure of a column straight from the product: values first rounded where mcl stores them
+// and zeros dropped (in place), the entries >= cut gathered into s.idx2 / s.val2 in column order.
+// One pass without a branch per entry (written, then kept or overwritten): on MCL's heavy rows,
+// tens of thousands of entries of which a few percent pass the cut, the pruner's branchy pass took
+// 6.8 % of trident-mcl's samples on email-Enron. The sums run in column order as before, so the
+// measure is mcl's to the bit; the cut's mass is summed afterwards over the gathered entries.
+template <class IV, class VV>
+ColumnMeasure measureRounded(IV& idx, VV& val, bool flt, double cut, PruneScratch<IV, VV>& s) {
+  const std::size_t n = val.size();
+  s.idx2.resize(n);
+  s.val2.resize(n);
+  auto* ip = idx.data();
+  double* vp = val.data();
+  auto* i2 = s.idx2.data();
+  double* v2 = s.val2.data();
+  double center = 0, maxval = 0;
+  std::size_t w = 0, kept = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const double v = store(vp[k], flt);
+    const auto c = ip[k];
+    ip[w] = c;
+    vp[w] = v;
+    w += v != 0 ? 1 : 0;
+    center += v * v;  // a zero adds +0.0: no change
+    maxval = std::max(maxval, v);
+    i2[kept] = c;
+    v2[kept] = v;
+    kept += static_cast<std::size_t>((v >= cut) & (v != 0));
+  }
+  idx.resize(w);
+  val.resize(w);
+  s.idx2.resize(kept);
+  s.val2.resize(kept);
+  ColumnMeasure m;
+  m.maxval = maxval;
+  m.center = center;
+  m.nPrune = kept;
+  for (std::size_t j = 0; j < kept; ++j) m.massPrune += v2[j];
+  return m;
+}
+
+// The same of a column as it is (nothing rounded or dropped, nothing gathered).
+template <class VV>
+ColumnMeasure measure(const VV& val, double cut) {
+  ColumnMeasure m;
+  for (double v : val) {
+    m.center += v * v;
+    if (v > m.maxval) m.maxval = v;
+    if (v >= cut) {
+      m.massPrune += v;
+      ++m.nPrune;
+    }
+  }
+  return m;
+}
+
 // Every branch first measures (count and mass of what a bar would keep) and then selects once, in
 // place: mcl's order of decisions, with no copy of the column kept for a recovery that may not come.
 // Masses are summed in column order as mclvSelectGqBar sums them, so the values are mcl's.
@@ -378,36 +441,9 @@ double pruneColumnImpl(IV& idx, VV& val, typename IV::value_type self, const Opt
   const double pct = opt.recover_pct;
   const double cut = opt.prune_number > 0 ? 0.99999 / static_cast<double>(opt.prune_number) : 0.0;
 
-  double maxval = 0, center = 0, massPrune = 0;  // vecMeasure on the un-pruned column
-  std::size_t nPrune = 0, w = 0;
-  if (RoundFirst) {
-    s.idx2.clear();
-    s.val2.clear();
-  }
-  for (std::size_t k = 0; k < val.size(); ++k) {
-    double v = val[k];
-    if (RoundFirst) {
-      v = store(v, flt);
-      if (v == 0) continue;
-      idx[w] = idx[k];
-      val[w] = v;
-      ++w;
-    }
-    center += v * v;
-    if (v > maxval) maxval = v;
-    if (v >= cut) {
-      massPrune += v;
-      ++nPrune;
-      if (RoundFirst) {
-        s.idx2.push_back(idx[k]);
-        s.val2.push_back(v);
-      }
-    }
-  }
-  if (RoundFirst) {
-    idx.resize(w);
-    val.resize(w);
-  }
+  const ColumnMeasure m = RoundFirst ? measureRounded(idx, val, flt, cut, s) : measure(val, cut);
+  const double maxval = m.maxval, center = m.center, massPrune = m.massPrune;
+  const std::size_t nPrune = m.nPrune;
   const std::size_t nFull = val.size();
   if (n_nonzero) *n_nonzero = nFull;
   double massFinal = massPrune;
