@@ -412,7 +412,7 @@ ColumnMeasure measureRounded(IV& idx, VV& val, bool flt, double cut, PruneScratc
   return m;
 }
 
-// The same of a column as it is (nothing rounded or dropped, nothing gathered).
+// The measure of a column as it is (nothing rounded or dropped, nothing gathered).
 template <class VV>
 ColumnMeasure measure(const VV& val, double cut) {
   ColumnMeasure m;
@@ -441,7 +441,11 @@ double pruneColumnImpl(IV& idx, VV& val, typename IV::value_type self, const Opt
   const double pct = opt.recover_pct;
   const double cut = opt.prune_number > 0 ? 0.99999 / static_cast<double>(opt.prune_number) : 0.0;
 
-  const ColumnMeasure m = RoundFirst ? measureRounded(idx, val, flt, cut, s) : measure(val, cut);
+  ColumnMeasure m;
+  if constexpr (RoundFirst)
+    m = measureRounded(idx, val, flt, cut, s);
+  else
+    m = measure(val, cut);
   const double maxval = m.maxval, center = m.center, massPrune = m.massPrune;
   const std::size_t nPrune = m.nPrune;
   const std::size_t nFull = val.size();
