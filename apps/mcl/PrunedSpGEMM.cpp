@@ -151,21 +151,15 @@ void addRows(const M& A, const RowRefs<V>& B, std::int64_t r, Acc& acc, bool bSo
     const int* bc = b.col;
     const V* bv = b.val;
     const std::int64_t qe = b.len;
-    const int* xc = nullptr;  // the next row of B, to prefetch
-    const V* xv = nullptr;
-    std::int64_t x = 0, xe = 0;
-    if (p + 1 < pe) {
-      const auto& next = B.row[static_cast<std::size_t>(A.col[p + 1])];
-      xc = next.col;
-      xv = next.val;
-      xe = next.len;
-    }
+    typename RowRefs<V>::Row next;  // the next row of B, to prefetch (none: empty)
+    if (p + 1 < pe) next = B.row[static_cast<std::size_t>(A.col[p + 1])];
+    std::int64_t x = 0;
     if (qe != 0) {
       if (bSorted) acc.span(bc[0], bc[qe - 1]);
       std::int64_t q = 0;
       for (; q + kChunk <= qe; q += kChunk) {
-        if (x < xe) {
-          prefetchChunk(xc, xv, x);
+        if (x < next.len) {
+          prefetchChunk(next.col, next.val, x);
           x += kChunk;
         }
         if (bSorted) {
@@ -180,7 +174,7 @@ void addRows(const M& A, const RowRefs<V>& B, std::int64_t r, Acc& acc, bool bSo
         for (; q < qe; ++q) acc.add(bc[q], a * static_cast<double>(bv[q]));
       }
     }
-    for (; x < xe; x += kChunk) prefetchChunk(xc, xv, x);
+    for (; x < next.len; x += kChunk) prefetchChunk(next.col, next.val, x);
   }
 }
 

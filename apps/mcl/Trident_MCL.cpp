@@ -689,8 +689,8 @@ std::vector<M> expandAndPrune(const M& T, const RowExchange& ex, const std::vect
     const double tp = now();
     // Rounded and zeros dropped inside the measuring pass, as the unfused path does before it.
     std::size_t nonzero = 0;
-    const double chaos = detail::pruneColumnImpl<true>(cols, vals, static_cast<int>(gids[r]), opt, nullptr,
-                                                            scratch, &nonzero);
+    const double chaos =
+        detail::pruneColumnImpl<true>(cols, vals, static_cast<int>(gids[r]), opt, nullptr, scratch, &nonzero);
     t.expanded += static_cast<long long>(nonzero);
     t.chaos = std::max(t.chaos, chaos);
     inflate(vals, opt.inflation, opt.float_values);
