@@ -13,7 +13,6 @@
 #include <TpetraExt_MatrixMatrix.hpp>
 #include <Tpetra_Core.hpp>
 
-#include <cstring>
 
 #include "Trident_Generators.hpp"
 #include "Trident_MatrixMarket.hpp"
