@@ -110,16 +110,16 @@ class ScanAccumulator {
   int lo_ = std::numeric_limits<int>::max(), hi_ = -1;
 };
 
-template <class V>
-bool rowsSorted(const RowRefs<V>& B) {
+template <class V, class CI>
+bool rowsSorted(const RowRefs<V, CI>& B) {
   for (const auto& row : B.row)
     for (std::int64_t q = 1; q < row.len; ++q)
       if (row.col[q - 1] > row.col[q]) return false;
   return true;
 }
 
-template <class M, class V>
-void addRows(const M& A, const RowRefs<V>& B, std::int64_t r, SortedRowAccumulator& acc, bool) {
+template <class M, class V, class CI>
+void addRows(const M& A, const RowRefs<V, CI>& B, std::int64_t r, SortedRowAccumulator& acc, bool) {
   for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
     const double a = static_cast<double>(A.val[p]);
     const auto& b = B.row[static_cast<std::size_t>(A.col[p])];
@@ -129,8 +129,8 @@ void addRows(const M& A, const RowRefs<V>& B, std::int64_t r, SortedRowAccumulat
 
 // Prefetches one chunk's worth (kChunk entries) of a row of B: its column line and value line(s).
 constexpr std::int64_t kChunk = 16;  // ints in a 64-byte line
-template <class V>
-inline void prefetchChunk(const int* col, const V* val, std::int64_t x) {
+template <class V, class CI>
+inline void prefetchChunk(const CI* col, const V* val, std::int64_t x) {
   __builtin_prefetch(col + x);
   for (std::size_t b = 0; b < kChunk * sizeof(V); b += 64) __builtin_prefetch(reinterpret_cast<const char*>(val + x) + b);
 }
@@ -142,16 +142,16 @@ inline void prefetchChunk(const int* col, const V* val, std::int64_t x) {
 // row of B is summed, the next row's lines are prefetched, one line per chunk of 16 entries.
 // Measured on cit-HepTh's and email-Enron's second iterations: 1.41 -> 1.08 and 1.30 -> 0.92 ns per
 // multiply-add; prefetching the accumulator's lines as well made it slower (1.17 -> 1.39).
-template <class M, class V, class Acc>
-void addRows(const M& A, const RowRefs<V>& B, std::int64_t r, Acc& acc, bool bSorted) {
+template <class M, class V, class CI, class Acc>
+void addRows(const M& A, const RowRefs<V, CI>& B, std::int64_t r, Acc& acc, bool bSorted) {
   const std::int64_t pe = A.rowptr[r + 1];
   for (std::int64_t p = A.rowptr[r]; p < pe; ++p) {
     const double a = static_cast<double>(A.val[p]);
     const auto& b = B.row[static_cast<std::size_t>(A.col[p])];
-    const int* bc = b.col;
+    const CI* bc = b.col;
     const V* bv = b.val;
     const std::int64_t qe = b.len;
-    typename RowRefs<V>::Row next;  // the next row of B, to prefetch (none: empty)
+    typename RowRefs<V, CI>::Row next;  // the next row of B, to prefetch (none: empty)
     if (p + 1 < pe) next = B.row[static_cast<std::size_t>(A.col[p + 1])];
     std::int64_t x = 0;
     if (qe != 0) {
@@ -179,8 +179,8 @@ void addRows(const M& A, const RowRefs<V>& B, std::int64_t r, Acc& acc, bool bSo
 }
 
 // Product row r of A*B accumulated in acc, handed to cols/vals in column order.
-template <class M, class V, class Acc>
-void accumulateRow(const M& A, const RowRefs<V>& B, std::int64_t r, Acc& acc, bool bSorted, RowCols& cols,
+template <class M, class V, class CI, class Acc>
+void accumulateRow(const M& A, const RowRefs<V, CI>& B, std::int64_t r, Acc& acc, bool bSorted, RowCols& cols,
                    RowVals& vals) {
   addRows(A, B, r, acc, bSorted);
   const std::size_t n = acc.size();
@@ -196,8 +196,8 @@ void accumulateRow(const M& A, const RowRefs<V>& B, std::int64_t r, Acc& acc, bo
   cols.resize(static_cast<std::size_t>(cp - cols.data()));
   vals.resize(cols.size());
 }
-template <class M, class V>
-void accumulateRow(const M& A, const RowRefs<V>& B, std::int64_t r, ScanAccumulator& acc, bool bSorted,
+template <class M, class V, class CI>
+void accumulateRow(const M& A, const RowRefs<V, CI>& B, std::int64_t r, ScanAccumulator& acc, bool bSorted,
                    RowCols& cols, RowVals& vals) {
   addRows(A, B, r, acc, bSorted);
   const std::size_t w = acc.width();
@@ -209,8 +209,8 @@ void accumulateRow(const M& A, const RowRefs<V>& B, std::int64_t r, ScanAccumula
 }
 }  // namespace
 
-template <class M>
-M prunedMultiply(const M& A, const RowRefs<typename decltype(M::val)::value_type>& B, std::int64_t row_begin,
+template <class M, class CI>
+M prunedMultiply(const M& A, const RowRefs<typename decltype(M::val)::value_type, CI>& B, std::int64_t row_begin,
                  std::int64_t row_end, const RowPruner& prune, PrunedSpGEMMCounts* counts,
                  std::int64_t kept_per_row_hint) {
   if (A.ncols != B.nrows()) throw std::invalid_argument("pruned SpGEMM: A.ncols != B.nrows");
@@ -275,9 +275,13 @@ M prunedMultiply(const M& A, const RowRefs<typename decltype(M::val)::value_type
   return C;
 }
 
-template Csr prunedMultiply<Csr>(const Csr&, const RowRefs<double>&, std::int64_t, std::int64_t, const RowPruner&,
-                                 PrunedSpGEMMCounts*, std::int64_t);
-template CsrFloat prunedMultiply<CsrFloat>(const CsrFloat&, const RowRefs<float>&, std::int64_t, std::int64_t,
-                                           const RowPruner&, PrunedSpGEMMCounts*, std::int64_t);
+template Csr prunedMultiply(const Csr&, const RowRefs<double>&, std::int64_t, std::int64_t, const RowPruner&,
+                            PrunedSpGEMMCounts*, std::int64_t);
+template CsrFloat prunedMultiply(const CsrFloat&, const RowRefs<float>&, std::int64_t, std::int64_t,
+                                 const RowPruner&, PrunedSpGEMMCounts*, std::int64_t);
+template Csr prunedMultiply(const Csr&, const RowRefs<double, std::uint16_t>&, std::int64_t, std::int64_t,
+                            const RowPruner&, PrunedSpGEMMCounts*, std::int64_t);
+template CsrFloat prunedMultiply(const CsrFloat&, const RowRefs<float, std::uint16_t>&, std::int64_t, std::int64_t,
+                                 const RowPruner&, PrunedSpGEMMCounts*, std::int64_t);
 
 }  // namespace Trident

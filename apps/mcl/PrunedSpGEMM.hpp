@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -68,10 +69,10 @@ struct CsrFloat {
 // nothing (a CSR B would take a copy of every own row, and memory that is touched for the first
 // time is what a fetch costs most on a VM). Row k: len entries at col / val; empty rows may point
 // nowhere. The rows must outlive the RowRefs.
-template <class V>
+template <class V, class CI = int>
 struct RowRefs {
   struct Row {
-    const int* col = nullptr;
+    const CI* col = nullptr;
     const V* val = nullptr;
     std::int64_t len = 0;
   };
@@ -92,13 +93,41 @@ RowRefs<typename decltype(M::val)::value_type> rowRefs(const M& B) {
   return r;
 }
 
+// B's rows with 16-bit column indices (B with at most 65,536 columns), values where they were.
+// The kernel reads a row of B for every entry of A that names it, 8 bytes a multiply-add with
+// 32-bit columns and float values, and on MCL's heavy iterations those reads are much of its time.
+template <class V>
+struct NarrowRowRefs {
+  RowRefs<V, std::uint16_t> refs;
+  std::vector<std::uint16_t> col;  // every row's columns, one after the other
+};
+constexpr std::int64_t kMaxNarrowColumns = std::int64_t{1} << 16;
+template <class V>
+NarrowRowRefs<V> narrowColumns(const RowRefs<V>& B) {
+  if (B.ncols > kMaxNarrowColumns) throw std::invalid_argument("narrowColumns: B has over 65,536 columns");
+  NarrowRowRefs<V> n;
+  n.refs.ncols = B.ncols;
+  n.refs.row.resize(B.row.size());
+  std::size_t total = 0;
+  for (const auto& r : B.row) total += static_cast<std::size_t>(r.len);
+  n.col.resize(total);
+  std::uint16_t* out = n.col.data();
+  for (std::size_t k = 0; k < B.row.size(); ++k) {
+    const auto& r = B.row[k];
+    for (std::int64_t q = 0; q < r.len; ++q) out[q] = static_cast<std::uint16_t>(r.col[q]);
+    n.refs.row[k] = {out, r.val, r.len};
+    out += r.len;
+  }
+  return n;
+}
+
 // Rows [row_begin, row_end) of prune(A * B) as a block of (row_end - row_begin) rows. Products are
 // summed in double whatever the stored type; M is Csr or CsrFloat.
 // kept_per_row_hint (0: none): about the most entries the pruner keeps in a row (MCL: its selection
 // and recovery numbers). C reserves address space for that many per row and only what is written
 // becomes resident memory; a row that keeps more is still right, only C's arrays then grow.
-template <class M>
-M prunedMultiply(const M& A, const RowRefs<typename decltype(M::val)::value_type>& B, std::int64_t row_begin,
+template <class M, class CI>
+M prunedMultiply(const M& A, const RowRefs<typename decltype(M::val)::value_type, CI>& B, std::int64_t row_begin,
                  std::int64_t row_end, const RowPruner& prune, PrunedSpGEMMCounts* counts = nullptr,
                  std::int64_t kept_per_row_hint = 0);
 template <class M>
@@ -111,9 +140,13 @@ M prunedMultiply(const M& A, const M& B, const RowPruner& prune, PrunedSpGEMMCou
   return prunedMultiply(A, rowRefs(B), 0, A.nrows, prune, counts);
 }
 
-extern template Csr prunedMultiply<Csr>(const Csr&, const RowRefs<double>&, std::int64_t, std::int64_t,
+extern template Csr prunedMultiply(const Csr&, const RowRefs<double>&, std::int64_t, std::int64_t,
+                                   const RowPruner&, PrunedSpGEMMCounts*, std::int64_t);
+extern template CsrFloat prunedMultiply(const CsrFloat&, const RowRefs<float>&, std::int64_t, std::int64_t,
                                         const RowPruner&, PrunedSpGEMMCounts*, std::int64_t);
-extern template CsrFloat prunedMultiply<CsrFloat>(const CsrFloat&, const RowRefs<float>&, std::int64_t, std::int64_t,
-                                                  const RowPruner&, PrunedSpGEMMCounts*, std::int64_t);
+extern template Csr prunedMultiply(const Csr&, const RowRefs<double, std::uint16_t>&, std::int64_t, std::int64_t,
+                                   const RowPruner&, PrunedSpGEMMCounts*, std::int64_t);
+extern template CsrFloat prunedMultiply(const CsrFloat&, const RowRefs<float, std::uint16_t>&, std::int64_t,
+                                        std::int64_t, const RowPruner&, PrunedSpGEMMCounts*, std::int64_t);
 
 }  // namespace Trident

@@ -13,8 +13,8 @@
 
 namespace Trident {
 
-template <class Acc, class V>
-inline void addScaledRow(Acc& acc, const int* col, const V* val, std::int64_t n, double a) {
+template <class Acc, class V, class CI>
+inline void addScaledRow(Acc& acc, const CI* col, const V* val, std::int64_t n, double a) {
   static_assert(std::is_same<V, float>::value || std::is_same<V, double>::value, "float or double values");
   std::int64_t j = 0;
 #ifdef __SSE2__
