@@ -132,7 +132,9 @@ void addRows(const M& A, const RowRefs<V, CI>& B, std::int64_t r, SortedRowAccum
 // second iteration at P = 2 (16-bit columns), alternating runs, 8.34-8.38 s against 8.49-8.87 s.
 // The likely reason: a prefetch into L1 holds one of L1's few fill buffers until its line arrives
 // from L3 or memory, and the accumulator's misses to L2 need the same buffers.
-constexpr std::int64_t kChunk = 16;  // ints in a 64-byte line
+// A chunk's 32-bit columns are one 64-byte line; 16-bit ones half a line, so each of their lines
+// is asked for twice (a prefetch of a line already on its way costs only the instruction).
+constexpr std::int64_t kChunk = 16;
 template <class V, class CI>
 inline void prefetchChunk(const CI* col, const V* val, std::int64_t x) {
   constexpr int kIntoL2 = 2;  // __builtin_prefetch's locality 2: prefetcht1
