@@ -130,6 +130,12 @@ namespace detail {
 // (maxval - center) * n_kept and leaves the kept, re-normalized entries in idx/val.
 double pruneColumn(std::vector<long long>& idx, std::vector<double>& val, long long self,
                    const Options& opt, double* mass_kept = nullptr);
+// The same pruning of a product row as the fused expansion runs it, straight from the kernel: each
+// value first rounded where mcl stores it and exact zeros dropped, in the pass that measures the
+// row (eight entries at a time where the CPU has AVX-512). Exposed for the unit tests, which check
+// it bit for bit against pruneColumn on the rounded row.
+double pruneProductRow(std::vector<int>& idx, std::vector<double>& val, int self, const Options& opt,
+                       double* mass_kept = nullptr);
 }  // namespace detail
 
 }  // namespace mcl

@@ -136,6 +136,53 @@ void unitTests() {
     check(std::abs(chaos - (0.45 - (0.04 + 0.2025 + 0.1225)) * 2) < 1e-6, "prune: chaos measure");
   }
   {
+    // The fused expansion's pruning (rounding and the measure in one pass, vectorized where the CPU
+    // allows) against pruneColumn on the row rounded beforehand: bit for bit, on rows of every
+    // length around the vector width, with values that round to float zero, values at the cut, and
+    // every branch of the pruning (cut, selection, recovery).
+    std::uint64_t seed = 5;
+    Options settings[4];
+    settings[3].prune_number = 4;  // nothing but values at the cut survives; no recovery: the loop
+    settings[3].recover_number = 0;
+    settings[1].prune_number = 40;
+    settings[1].select_number = 6;
+    settings[1].recover_number = 9;
+    settings[2].prune_number = 4;
+    settings[2].select_number = 0;
+    settings[2].recover_number = 3;
+    settings[2].float_values = false;
+    bool same = true;
+    int rows = 0;
+    for (const Options& o : settings) {
+      const double cut = 0.99999 / static_cast<double>(o.prune_number);
+      for (int len = 0; len <= 70 && same; ++len) {
+        for (int rep = 0; rep < 4 && same; ++rep, ++rows) {
+          std::vector<int> idx;
+          std::vector<double> val;
+          for (int k = 0; k < len; ++k) {
+            idx.push_back(3 * k + static_cast<int>(splitmix(seed) % 3));
+            const std::uint64_t kind = splitmix(seed) % 8;
+            val.push_back(kind == 0 ? 1e-50 : kind == 1 ? cut : uniform(seed) * (kind == 2 ? 1e-4 : 0.2));
+          }
+          std::vector<long long> refIdx;
+          std::vector<double> refVal;
+          for (int k = 0; k < len; ++k) {
+            const double v = o.float_values ? static_cast<double>(static_cast<float>(val[k])) : val[k];
+            if (v == 0) continue;
+            refIdx.push_back(idx[k]);
+            refVal.push_back(v);
+          }
+          double mass = -1, refMass = -2;
+          const double chaos = Trident::mcl::detail::pruneProductRow(idx, val, 0, o, &mass);
+          const double refChaos = pruneColumn(refIdx, refVal, 0, o, &refMass);
+          same = std::vector<long long>(idx.begin(), idx.end()) == refIdx && val == refVal && chaos == refChaos &&
+                 mass == refMass;
+        }
+      }
+    }
+    check(same && rows == 4 * 71 * 4, "prune: the fused pass (rounding in the measure) = pruneColumn on the rounded row");
+  }
+  {
     std::vector<std::vector<long long>> a{{0, 1, 2}, {3, 4}}, b{{3, 4}, {2, 1, 0}}, c{{0, 1}, {2, 3, 4}};
     check(std::abs(Trident::mcl::adjustedRandIndex(a, b, 5) - 1.0) < 1e-12, "ARI of equal partitions is 1");
     const double ari = Trident::mcl::adjustedRandIndex(a, c, 5);
