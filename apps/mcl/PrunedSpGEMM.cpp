@@ -104,26 +104,59 @@ class ScanAccumulator {
     hi_ = -1;
     return n;
   }
+  // drain() for B's columns renumbered (RowRefs::kernelOf): every column of B in its own order,
+  // read where the kernel summed it; arrays with room for ncols entries.
+  std::size_t drainInOrder(const int* kernelOf, int ncols, int* col, double* val) {
+    std::size_t n = 0;
+    double* acc = acc_.data();
+    for (int c = 0; c < ncols; ++c) {
+      const std::size_t k = static_cast<std::size_t>(kernelOf[c]);
+      const double v = acc[k];
+      acc[k] = 0.0;
+      col[n] = c;
+      val[n] = v;
+      n += v != 0.0 ? 1 : 0;
+    }
+    lo_ = std::numeric_limits<int>::max();
+    hi_ = -1;
+    return n;
+  }
 
  private:
   std::vector<double> acc_;
   int lo_ = std::numeric_limits<int>::max(), hi_ = -1;
 };
 
+// B's columns as a row of B names them, in B's own numbering.
+struct OriginalColumn {
+  const int* originalOf;
+  template <class CI>
+  int operator()(CI c) const {
+    return originalOf[c];
+  }
+};
+
+// Whether every row of B is sorted in B's own column order.
 template <class V, class CI>
 bool rowsSorted(const RowRefs<V, CI>& B) {
+  if (B.originalOf) {
+    for (const auto& row : B.row)
+      for (std::int64_t q = 1; q < row.len; ++q)
+        if (B.originalOf[row.col[q - 1]] > B.originalOf[row.col[q]]) return false;
+    return true;
+  }
   for (const auto& row : B.row)
     for (std::int64_t q = 1; q < row.len; ++q)
       if (row.col[q - 1] > row.col[q]) return false;
   return true;
 }
 
-template <class M, class V, class CI>
-void addRows(const M& A, const RowRefs<V, CI>& B, std::int64_t r, SortedRowAccumulator& acc, bool) {
+template <class M, class V, class CI, class ColOf>
+void addRows(const M& A, const RowRefs<V, CI>& B, std::int64_t r, SortedRowAccumulator& acc, bool, ColOf colOf) {
   for (std::int64_t p = A.rowptr[r]; p < A.rowptr[r + 1]; ++p) {
     const double a = static_cast<double>(A.val[p]);
     const auto& b = B.row[static_cast<std::size_t>(A.col[p])];
-    for (std::int64_t q = 0; q < b.len; ++q) acc.add(b.col[q], a * static_cast<double>(b.val[q]));
+    for (std::int64_t q = 0; q < b.len; ++q) acc.add(colOf(b.col[q]), a * static_cast<double>(b.val[q]));
   }
 }
 
@@ -150,8 +183,8 @@ inline void prefetchChunk(const CI* col, const V* val, std::int64_t x) {
 // row of B is summed, the next row's lines are prefetched, one line per chunk of 16 entries.
 // Measured on cit-HepTh's and email-Enron's second iterations: 1.41 -> 1.08 and 1.30 -> 0.92 ns per
 // multiply-add; prefetching the accumulator's lines as well made it slower (1.17 -> 1.39).
-template <class M, class V, class CI, class Acc>
-void addRows(const M& A, const RowRefs<V, CI>& B, std::int64_t r, Acc& acc, bool bSorted) {
+template <class M, class V, class CI, class Acc, class ColOf>
+void addRows(const M& A, const RowRefs<V, CI>& B, std::int64_t r, Acc& acc, bool bSorted, ColOf colOf) {
   const std::int64_t pe = A.rowptr[r + 1];
   for (std::int64_t p = A.rowptr[r]; p < pe; ++p) {
     const double a = static_cast<double>(A.val[p]);
@@ -163,7 +196,7 @@ void addRows(const M& A, const RowRefs<V, CI>& B, std::int64_t r, Acc& acc, bool
     if (p + 1 < pe) next = B.row[static_cast<std::size_t>(A.col[p + 1])];
     std::int64_t x = 0;
     if (qe != 0) {
-      if (bSorted) acc.span(bc[0], bc[qe - 1]);
+      if (bSorted) acc.span(colOf(bc[0]), colOf(bc[qe - 1]));
       std::int64_t q = 0;
       for (; q + kChunk <= qe; q += kChunk) {
         if (x < next.len) {
@@ -171,15 +204,15 @@ void addRows(const M& A, const RowRefs<V, CI>& B, std::int64_t r, Acc& acc, bool
           x += kChunk;
         }
         if (bSorted) {
-          addScaledRow(acc, bc + q, bv + q, kChunk, a);
+          addScaledRow(acc, bc + q, bv + q, kChunk, a, colOf);
         } else {
-          for (std::int64_t j = q; j < q + kChunk; ++j) acc.add(bc[j], a * static_cast<double>(bv[j]));
+          for (std::int64_t j = q; j < q + kChunk; ++j) acc.add(colOf(bc[j]), a * static_cast<double>(bv[j]));
         }
       }
       if (bSorted) {
-        addScaledRow(acc, bc + q, bv + q, qe - q, a);
+        addScaledRow(acc, bc + q, bv + q, qe - q, a, colOf);
       } else {
-        for (; q < qe; ++q) acc.add(bc[q], a * static_cast<double>(bv[q]));
+        for (; q < qe; ++q) acc.add(colOf(bc[q]), a * static_cast<double>(bv[q]));
       }
     }
     for (; x < next.len; x += kChunk) prefetchChunk(next.col, next.val, x);
@@ -187,10 +220,15 @@ void addRows(const M& A, const RowRefs<V, CI>& B, std::int64_t r, Acc& acc, bool
 }
 
 // Product row r of A*B accumulated in acc, handed to cols/vals in column order.
+// Renumbered rows of B are summed here in B's own numbering (a look-up per multiply-add: these
+// rows are the light ones), so the row comes out in B's column order as it is.
 template <class M, class V, class CI, class Acc>
 void accumulateRow(const M& A, const RowRefs<V, CI>& B, std::int64_t r, Acc& acc, bool bSorted, RowCols& cols,
                    RowVals& vals) {
-  addRows(A, B, r, acc, bSorted);
+  if (B.originalOf)
+    addRows(A, B, r, acc, bSorted, OriginalColumn{B.originalOf});
+  else
+    addRows(A, B, r, acc, bSorted, SameColumn{});
   const std::size_t n = acc.size();
   cols.resize(n);
   vals.resize(n);
@@ -204,10 +242,25 @@ void accumulateRow(const M& A, const RowRefs<V, CI>& B, std::int64_t r, Acc& acc
   cols.resize(static_cast<std::size_t>(cp - cols.data()));
   vals.resize(cols.size());
 }
+// renumberedSweep: with B's columns renumbered, sum in the kernel's numbering and read out the
+// whole width in B's order (rows with many multiply-adds a column); otherwise in B's numbering.
 template <class M, class V, class CI>
 void accumulateRow(const M& A, const RowRefs<V, CI>& B, std::int64_t r, ScanAccumulator& acc, bool bSorted,
-                   RowCols& cols, RowVals& vals) {
-  addRows(A, B, r, acc, bSorted);
+                   RowCols& cols, RowVals& vals, bool renumberedSweep) {
+  if (B.kernelOf && renumberedSweep) {  // renumbered rows are not sorted: the whole width is the span
+    acc.span(0, static_cast<int>(B.ncols) - 1);
+    addRows(A, B, r, acc, true, SameColumn{});
+    cols.resize(static_cast<std::size_t>(B.ncols));
+    vals.resize(static_cast<std::size_t>(B.ncols));
+    const std::size_t n = acc.drainInOrder(B.kernelOf, static_cast<int>(B.ncols), cols.data(), vals.data());
+    cols.resize(n);
+    vals.resize(n);
+    return;
+  }
+  if (B.originalOf)
+    addRows(A, B, r, acc, bSorted, OriginalColumn{B.originalOf});
+  else
+    addRows(A, B, r, acc, bSorted, SameColumn{});
   const std::size_t w = acc.width();
   cols.resize(w + kDrainSlack);
   vals.resize(w + kDrainSlack);
@@ -263,7 +316,7 @@ M prunedMultiply(const M& A, const RowRefs<typename decltype(M::val)::value_type
     const std::int64_t rowFlops = rowFlopsOf[static_cast<std::size_t>(r - row_begin)];
     flops += static_cast<std::uint64_t>(rowFlops);
     if (rowFlops >= fullFrom)
-      accumulateRow(A, B, r, full, bSorted, cols, vals);
+      accumulateRow(A, B, r, full, bSorted, cols, vals, rowFlops >= kRenumberedFrom * B.ncols);
     else if (RangeAccumulator::pays(rowFlops, B.ncols))
       accumulateRow(A, B, r, dense, bSorted, cols, vals);
     else

@@ -13,8 +13,17 @@
 
 namespace Trident {
 
-template <class Acc, class V, class CI>
-inline void addScaledRow(Acc& acc, const CI* col, const V* val, std::int64_t n, double a) {
+// The accumulator's column of each entry is colOf(col[j]) (B's columns renumbered for the kernel
+// are looked up again for rows summed in B's own order).
+struct SameColumn {
+  template <class CI>
+  int operator()(CI c) const {
+    return static_cast<int>(c);
+  }
+};
+
+template <class Acc, class V, class CI, class ColOf = SameColumn>
+inline void addScaledRow(Acc& acc, const CI* col, const V* val, std::int64_t n, double a, ColOf colOf = {}) {
   static_assert(std::is_same<V, float>::value || std::is_same<V, double>::value, "float or double values");
   std::int64_t j = 0;
 #ifdef __SSE2__
@@ -26,11 +35,11 @@ inline void addScaledRow(Acc& acc, const CI* col, const V* val, std::int64_t n, 
     else
       b = _mm_loadu_pd(val + j);
     const __m128d p = _mm_mul_pd(b, av);
-    acc.addInRange(col[j], _mm_cvtsd_f64(p));
-    acc.addInRange(col[j + 1], _mm_cvtsd_f64(_mm_unpackhi_pd(p, p)));
+    acc.addInRange(colOf(col[j]), _mm_cvtsd_f64(p));
+    acc.addInRange(colOf(col[j + 1]), _mm_cvtsd_f64(_mm_unpackhi_pd(p, p)));
   }
 #endif
-  for (; j < n; ++j) acc.addInRange(col[j], a * static_cast<double>(val[j]));
+  for (; j < n; ++j) acc.addInRange(colOf(col[j]), a * static_cast<double>(val[j]));
 }
 
 }  // namespace Trident

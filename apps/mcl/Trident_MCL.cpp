@@ -693,14 +693,25 @@ void neededRows(const M& T, std::int64_t begin, std::int64_t end, GO_ n, std::ve
 // Rows [begin, end) of prune(T * B), B's rows as fetched. Where B's columns fit in 16 bits (up to
 // 65,536 nodes) the kernel reads them narrowed, 6 bytes of B a multiply-add instead of 8: one pass
 // over B's entries that email-Enron's second iteration at P = 2 repays many times (its multiply
-// 9.9-10.5 s against 10.7-11.6 s, alternating runs). The fetched rows' 32-bit columns are freed
-// once copied; their values stay where they are.
+// 9.9-10.5 s against 10.7-11.6 s, alternating runs), and renumbered by how often B names them
+// where most multiply-adds are in rows that sum in that numbering and the renumbering gathers
+// B's entries into fewer lines of the accumulator (renumberingPays). The fetched
+// rows' 32-bit columns are freed once copied; their values stay where they are.
 template <class M, class V>
 M multiplyPhase(const M& T, FetchedRows<V>& fetched, std::int64_t begin, std::int64_t end, const RowPruner& pruner,
                 PrunedSpGEMMCounts* counts, std::int64_t keptPerRow) {
   if (fetched.refs.ncols > kMaxNarrowColumns)
     return prunedMultiply(T, fetched.refs, begin, end, pruner, counts, keptPerRow);
-  const NarrowRowRefs<V> narrow = narrowColumns(fetched.refs);
+  std::int64_t flops = 0, heavy = 0;
+  for (std::int64_t r = begin; r < end; ++r) {
+    std::int64_t rowFlops = 0;
+    for (std::int64_t p = T.rowptr[r]; p < T.rowptr[r + 1]; ++p)
+      rowFlops += fetched.refs.row[static_cast<std::size_t>(T.col[p])].len;
+    flops += rowFlops;
+    if (rowFlops >= kRenumberedFrom * fetched.refs.ncols) heavy += rowFlops;
+  }
+  const bool renumber = flops > 0 && 2 * heavy >= flops && renumberingPays(fetched.refs);
+  const NarrowRowRefs<V> narrow = narrowColumns(fetched.refs, renumber);
   std::vector<int>().swap(fetched.col);
   std::vector<int>().swap(fetched.nodeCol);
   return prunedMultiply(T, narrow.refs, begin, end, pruner, counts, keptPerRow);

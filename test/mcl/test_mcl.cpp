@@ -302,14 +302,17 @@ void fusedKernelAgainstUnfused(const Trident::Csr& T, const std::string& what) {
     const Trident::Csr unsorted = Trident::prunedMultiply(T, shuffled, pruner);
     check(unsorted.rowptr == ref.rowptr && unsorted.col == ref.col && unsorted.val == ref.val,
           "fused kernel with B's rows unsorted = with them sorted: " + tag);
-    // B's columns narrowed to 16 bits (up to 65,536 columns), sorted and not: the same sums.
+    // B's columns narrowed to 16 bits (up to 65,536 columns), renumbered or not, B sorted and not:
+    // the same sums, handed out in B's column order.
     if (T.ncols <= Trident::kMaxNarrowColumns) {
-      for (const Trident::Csr* B : {&T, static_cast<const Trident::Csr*>(&shuffled)}) {
-        const auto narrow = Trident::narrowColumns(Trident::rowRefs(*B));
-        const Trident::Csr c = Trident::prunedMultiply(T, narrow.refs, 0, T.nrows, pruner);
-        check(c.rowptr == ref.rowptr && c.col == ref.col && c.val == ref.val,
-              std::string("fused kernel with B's columns in 16 bits") + (B == &T ? "" : ", unsorted") + ": " + tag);
-      }
+      for (const Trident::Csr* B : {&T, static_cast<const Trident::Csr*>(&shuffled)})
+        for (bool renumber : {false, true}) {
+          const auto narrow = Trident::narrowColumns(Trident::rowRefs(*B), renumber);
+          const Trident::Csr c = Trident::prunedMultiply(T, narrow.refs, 0, T.nrows, pruner);
+          check(c.rowptr == ref.rowptr && c.col == ref.col && c.val == ref.val,
+                std::string("fused kernel with B's columns in 16 bits") + (renumber ? ", renumbered" : "") +
+                    (B == &T ? "" : ", B unsorted") + ": " + tag);
+        }
     }
   }
 }
@@ -370,6 +373,8 @@ int main(int argc, char** argv) {
     unitTests();
     fusedKernelAgainstUnfused(stochastic(randomSquare(400, 12, 7)), "random 400x400, 12/row");
     fusedKernelAgainstUnfused(stochastic(randomSquare(300, 40, 11)), "random 300x300, 40/row");
+    // Rows with over kRenumberedFrom multiply-adds a column (the renumbered sweep) beside lighter ones.
+    fusedKernelAgainstUnfused(stochastic(randomSquare(200, 50, 23, 7)), "random 200x200, 50 and 5000/row");
     fusedKernelAgainstUnfused(stochastic(randomSquare(60000, 2, 13, 10)), "random 60000x60000, mixed 2 and 200/row");
     // The most columns 16 bits hold, and one more (the kernel then reads 32-bit columns).
     fusedKernelAgainstUnfused(stochastic(randomSquare(65536, 2, 17, 40)), "random 65536x65536, mixed 2 and 200/row");
