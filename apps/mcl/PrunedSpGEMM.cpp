@@ -93,26 +93,23 @@ class ScanAccumulator {
 #if defined(__x86_64__) && defined(__GNUC__)
     if (hasVectorDrain() && hi_ >= lo_) c = drainAvx512(acc_.data(), lo_, hi_, col, val, &n);
 #endif
-    for (; c <= hi_; ++c) {
-      const double v = acc_[static_cast<std::size_t>(c)];
-      acc_[static_cast<std::size_t>(c)] = 0.0;
-      col[n] = c;
-      val[n] = v;
-      n += v != 0.0 ? 1 : 0;
-    }
-    lo_ = std::numeric_limits<int>::max();
-    hi_ = -1;
-    return n;
+    return sweep(c, hi_, [](int k) { return k; }, col, val, n);
   }
   // drain() for B's columns renumbered (RowRefs::kernelOf): every column of B in its own order,
   // read where the kernel summed it; arrays with room for ncols entries.
   std::size_t drainInOrder(const int* kernelOf, int ncols, int* col, double* val) {
-    std::size_t n = 0;
-    double* acc = acc_.data();
-    for (int c = 0; c < ncols; ++c) {
-      const std::size_t k = static_cast<std::size_t>(kernelOf[c]);
-      const double v = acc[k];
-      acc[k] = 0.0;
+    return sweep(0, ncols - 1, [kernelOf](int c) { return kernelOf[c]; }, col, val, 0);
+  }
+
+ private:
+  // Columns [from, to] read out after n entries already written, column c from the slot slotOf(c),
+  // each slot cleared; ends the row (its span).
+  template <class SlotOf>
+  std::size_t sweep(int from, int to, SlotOf slotOf, int* col, double* val, std::size_t n) {
+    for (int c = from; c <= to; ++c) {
+      const std::size_t k = static_cast<std::size_t>(slotOf(c));
+      const double v = acc_[k];
+      acc_[k] = 0.0;
       col[n] = c;
       val[n] = v;
       n += v != 0.0 ? 1 : 0;
@@ -122,7 +119,6 @@ class ScanAccumulator {
     return n;
   }
 
- private:
   std::vector<double> acc_;
   int lo_ = std::numeric_limits<int>::max(), hi_ = -1;
 };
@@ -219,16 +215,22 @@ void addRows(const M& A, const RowRefs<V, CI>& B, std::int64_t r, Acc& acc, bool
   }
 }
 
-// Product row r of A*B accumulated in acc, handed to cols/vals in column order.
-// Renumbered rows of B are summed here in B's own numbering (a look-up per multiply-add: these
-// rows are the light ones), so the row comes out in B's column order as it is.
+// addRows in B's own numbering: renumbered rows of B look each column up (a look-up per
+// multiply-add: the rows summed this way are the lighter ones), so the row comes out in B's
+// column order as it is.
 template <class M, class V, class CI, class Acc>
-void accumulateRow(const M& A, const RowRefs<V, CI>& B, std::int64_t r, Acc& acc, bool bSorted, RowCols& cols,
-                   RowVals& vals) {
+void addRowsInOwnColumns(const M& A, const RowRefs<V, CI>& B, std::int64_t r, Acc& acc, bool bSorted) {
   if (B.originalOf)
     addRows(A, B, r, acc, bSorted, OriginalColumn{B.originalOf});
   else
     addRows(A, B, r, acc, bSorted, SameColumn{});
+}
+
+// Product row r of A*B accumulated in acc, handed to cols/vals in column order.
+template <class M, class V, class CI, class Acc>
+void accumulateRow(const M& A, const RowRefs<V, CI>& B, std::int64_t r, Acc& acc, bool bSorted, RowCols& cols,
+                   RowVals& vals) {
+  addRowsInOwnColumns(A, B, r, acc, bSorted);
   const std::size_t n = acc.size();
   cols.resize(n);
   vals.resize(n);
@@ -257,10 +259,7 @@ void accumulateRow(const M& A, const RowRefs<V, CI>& B, std::int64_t r, ScanAccu
     vals.resize(n);
     return;
   }
-  if (B.originalOf)
-    addRows(A, B, r, acc, bSorted, OriginalColumn{B.originalOf});
-  else
-    addRows(A, B, r, acc, bSorted, SameColumn{});
+  addRowsInOwnColumns(A, B, r, acc, bSorted);
   const std::size_t w = acc.width();
   cols.resize(w + kDrainSlack);
   vals.resize(w + kDrainSlack);
