@@ -100,7 +100,7 @@ RowRefs<typename decltype(M::val)::value_type> rowRefs(const M& B) {
 }
 
 // B's rows with 16-bit column indices (B with at most 65,536 columns), values where they were,
-// the columns renumbered by how often B names them, the most often first. The kernel reads a row of
+// and where asked the columns renumbered by how often B names them, the most often first. The kernel reads a row of
 // B for every entry of A that names it: 8 bytes a multiply-add with 32-bit columns and float values,
 // 6 with 16-bit ones. And on graphs whose rows all name the same few hubs, the renumbering puts the
 // accumulator entries that nearly every row of B adds to in a few cache lines: the kernel alone on
@@ -122,22 +122,30 @@ constexpr std::int64_t kMaxNarrowColumns = std::int64_t{1} << 16;
 // below it look each column up as they sum, so renumbering pays where most multiply-adds are in
 // rows above it.
 constexpr std::int64_t kRenumberedFrom = 8;
-// Whether renumbering B's columns would gather its entries into fewer cache lines of the
-// accumulator: the share of B's entries in the 512 most named lines of 8 columns (32 kB of doubles)
-// as numbered, against the share in the 4,096 most named columns (those lines once renumbered).
-// Measured on the second iterands: as-caida 0.29 against 0.56 (its kernel 1.16 -> 0.70 ns a
-// multiply-add), email-Enron 0.47 against 0.55 (its multiply at P = 2 8.5 -> 8.9 s renumbered: the
-// sweep in B's order costs more than the renumbering saves). Renumbering pays from 1.5x.
+// How many entries of B name each column: what renumberingPays weighs and narrowColumns
+// renumbers by.
 template <class V>
-bool renumberingPays(const RowRefs<V>& B) {
-  const std::size_t ncols = static_cast<std::size_t>(B.ncols);
-  std::vector<std::int64_t> named(ncols, 0), line((ncols + 7) / 8, 0);
-  std::int64_t total = 0;
-  for (const auto& r : B.row) {
+std::vector<std::int64_t> columnCounts(const RowRefs<V>& B) {
+  std::vector<std::int64_t> named(static_cast<std::size_t>(B.ncols), 0);
+  for (const auto& r : B.row)
     for (std::int64_t q = 0; q < r.len; ++q) ++named[static_cast<std::size_t>(r.col[q])];
-    total += r.len;
+  return named;
+}
+
+// Whether renumbering B's columns (named: columnCounts(B)) would gather its entries into fewer
+// cache lines of the accumulator: the share of B's entries in the 512 most named lines of 8
+// columns (32 kB of doubles) as numbered, against the share in the 4,096 most named columns (those
+// lines once renumbered). Measured on the second iterands: as-caida 0.29 against 0.56 (its kernel
+// 1.16 -> 0.70 ns a multiply-add), email-Enron 0.47 against 0.55 (its multiply at P = 2 8.5 -> 8.9 s
+// renumbered: the sweep in B's order costs more than the renumbering saves). Renumbering pays from
+// 1.5x.
+inline bool renumberingPays(std::vector<std::int64_t> named) {
+  std::vector<std::int64_t> line((named.size() + 7) / 8, 0);
+  std::int64_t total = 0;
+  for (std::size_t c = 0; c < named.size(); ++c) {
+    line[c / 8] += named[c];
+    total += named[c];
   }
-  for (std::size_t c = 0; c < ncols; ++c) line[c / 8] += named[c];
   const auto topSum = [](std::vector<std::int64_t>& v, std::size_t k) {
     k = std::min(k, v.size());
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end(), std::greater<>());
@@ -149,47 +157,45 @@ bool renumberingPays(const RowRefs<V>& B) {
   return total > 0 && 2 * renumbered >= 3 * asNumbered;
 }
 
-// renumber false: the columns only narrowed (kernelOf / originalOf stay empty).
+// renumberBy: columnCounts(B), the columns renumbered most named first; null: only narrowed
+// (kernelOf / originalOf stay empty).
 template <class V>
-NarrowRowRefs<V> narrowColumns(const RowRefs<V>& B, bool renumber = true) {
+NarrowRowRefs<V> narrowColumns(const RowRefs<V>& B, const std::vector<std::int64_t>* renumberBy = nullptr) {
   if (B.ncols > kMaxNarrowColumns) throw std::invalid_argument("narrowColumns: B has over 65,536 columns");
   if (B.kernelOf) throw std::invalid_argument("narrowColumns: B's columns are renumbered already");
   NarrowRowRefs<V> n;
   const std::size_t ncols = static_cast<std::size_t>(B.ncols);
+  if (renumberBy) {
+    const std::vector<std::int64_t>& named = *renumberBy;
+    if (named.size() != ncols) throw std::invalid_argument("narrowColumns: counts are not B's columns'");
+    n.originalOf.resize(ncols);
+    for (std::size_t c = 0; c < ncols; ++c) n.originalOf[c] = static_cast<int>(c);
+    std::stable_sort(n.originalOf.begin(), n.originalOf.end(), [&named](int a, int b) {
+      return named[static_cast<std::size_t>(a)] > named[static_cast<std::size_t>(b)];
+    });
+    n.kernelOf.resize(ncols);
+    for (std::size_t k = 0; k < ncols; ++k) n.kernelOf[static_cast<std::size_t>(n.originalOf[k])] = static_cast<int>(k);
+    n.refs.kernelOf = n.kernelOf.data();
+    n.refs.originalOf = n.originalOf.data();
+  }
   std::size_t total = 0;
   for (const auto& r : B.row) total += static_cast<std::size_t>(r.len);
   n.refs.ncols = B.ncols;
   n.refs.row.resize(B.row.size());
   n.col.resize(total);
-  if (!renumber) {
+  const auto copyRows = [&B, &n](auto kernelColumn) {
     std::uint16_t* out = n.col.data();
     for (std::size_t k = 0; k < B.row.size(); ++k) {
       const auto& r = B.row[k];
-      for (std::int64_t q = 0; q < r.len; ++q) out[q] = static_cast<std::uint16_t>(r.col[q]);
+      for (std::int64_t q = 0; q < r.len; ++q) out[q] = static_cast<std::uint16_t>(kernelColumn(r.col[q]));
       n.refs.row[k] = {out, r.val, r.len};
       out += r.len;
     }
-    return n;
-  }
-  std::vector<std::int64_t> named(ncols, 0);
-  for (const auto& r : B.row)
-    for (std::int64_t q = 0; q < r.len; ++q) ++named[static_cast<std::size_t>(r.col[q])];
-  n.originalOf.resize(ncols);
-  for (std::size_t c = 0; c < ncols; ++c) n.originalOf[c] = static_cast<int>(c);
-  std::stable_sort(n.originalOf.begin(), n.originalOf.end(),
-                   [&named](int a, int b) { return named[static_cast<std::size_t>(a)] > named[static_cast<std::size_t>(b)]; });
-  n.kernelOf.resize(ncols);
-  for (std::size_t k = 0; k < ncols; ++k) n.kernelOf[static_cast<std::size_t>(n.originalOf[k])] = static_cast<int>(k);
-  n.refs.kernelOf = n.kernelOf.data();
-  n.refs.originalOf = n.originalOf.data();
-  std::uint16_t* out = n.col.data();
-  for (std::size_t k = 0; k < B.row.size(); ++k) {
-    const auto& r = B.row[k];
-    for (std::int64_t q = 0; q < r.len; ++q)
-      out[q] = static_cast<std::uint16_t>(n.kernelOf[static_cast<std::size_t>(r.col[q])]);
-    n.refs.row[k] = {out, r.val, r.len};
-    out += r.len;
-  }
+  };
+  if (renumberBy)
+    copyRows([&n](int c) { return n.kernelOf[static_cast<std::size_t>(c)]; });
+  else
+    copyRows([](int c) { return c; });
   return n;
 }
 

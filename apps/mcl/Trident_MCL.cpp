@@ -710,8 +710,10 @@ M multiplyPhase(const M& T, FetchedRows<V>& fetched, std::int64_t begin, std::in
     flops += rowFlops;
     if (rowFlops >= kRenumberedFrom * fetched.refs.ncols) heavy += rowFlops;
   }
-  const bool renumber = flops > 0 && 2 * heavy >= flops && renumberingPays(fetched.refs);
-  const NarrowRowRefs<V> narrow = narrowColumns(fetched.refs, renumber);
+  std::vector<std::int64_t> named;
+  if (flops > 0 && 2 * heavy >= flops) named = columnCounts(fetched.refs);
+  const bool renumber = !named.empty() && renumberingPays(named);
+  const NarrowRowRefs<V> narrow = narrowColumns(fetched.refs, renumber ? &named : nullptr);
   std::vector<int>().swap(fetched.col);
   std::vector<int>().swap(fetched.nodeCol);
   return prunedMultiply(T, narrow.refs, begin, end, pruner, counts, keptPerRow);

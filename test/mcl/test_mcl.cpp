@@ -307,7 +307,9 @@ void fusedKernelAgainstUnfused(const Trident::Csr& T, const std::string& what) {
     if (T.ncols <= Trident::kMaxNarrowColumns) {
       for (const Trident::Csr* B : {&T, static_cast<const Trident::Csr*>(&shuffled)})
         for (bool renumber : {false, true}) {
-          const auto narrow = Trident::narrowColumns(Trident::rowRefs(*B), renumber);
+          const auto refs = Trident::rowRefs(*B);
+          const std::vector<std::int64_t> named = Trident::columnCounts(refs);
+          const auto narrow = Trident::narrowColumns(refs, renumber ? &named : nullptr);
           const Trident::Csr c = Trident::prunedMultiply(T, narrow.refs, 0, T.nrows, pruner);
           check(c.rowptr == ref.rowptr && c.col == ref.col && c.val == ref.val,
                 std::string("fused kernel with B's columns in 16 bits") + (renumber ? ", renumbered" : "") +
